@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class ActionsConfig(AppConfig):
+    name = "actions"
+    verbose_name = "Actions"

@@ -1,0 +1,50 @@
+"""The one small interface every LLM backend implements."""
+
+import abc
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass, field
+
+from grounding.snippets import Snippet
+
+
+class LLMError(Exception):
+    """The backend failed (connection, timeout, HTTP error, malformed stream).
+
+    The message is for logs and the audit trail, never for the client.
+    """
+
+
+@dataclass(frozen=True)
+class Exchange:
+    """One earlier question and the answer that was shown for it."""
+
+    question: str
+    answer: str
+
+
+@dataclass
+class LLMRequest:
+    question: str
+    snippets: Sequence[Snippet]  # retrieved, best first
+    language: str = "sv"  # "sv" or "en": the conversation's language
+    history: Sequence[Exchange] = ()  # oldest first
+    # Filled in by the backend while it streams.
+    usage_tokens: int | None = field(default=None)
+
+
+class LLMBackend(abc.ABC):
+    name: str = ""
+
+    @property
+    @abc.abstractmethod
+    def model(self) -> str:
+        """The model name recorded in the audit trail."""
+
+    @abc.abstractmethod
+    def stream(self, request: LLMRequest) -> AsyncIterator[str]:
+        """Yield the answer as text deltas.
+
+        An async generator: closing it (``aclose()``, or cancelling the task
+        that iterates it) must stop the provider at once. Raises ``LLMError``
+        on failure; sets ``request.usage_tokens`` when it knows the count.
+        """

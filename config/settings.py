@@ -1,0 +1,160 @@
+"""Settings for the grounded support agent.
+
+Every value that differs between a laptop and production is read from the
+environment here (django-environ, an optional ``.env`` file beside
+``manage.py``). App modules read ``django.conf.settings`` lazily.
+"""
+
+from pathlib import Path
+
+import environ
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+env = environ.Env()
+environ.Env.read_env(BASE_DIR / ".env")
+
+DEBUG = env.bool("DJANGO_DEBUG", default=False)
+SECRET_KEY = env(
+    "DJANGO_SECRET_KEY",
+    default="django-insecure-development-only-key-set-DJANGO_SECRET_KEY-in-production",
+)
+ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["localhost", "127.0.0.1", "[::1]"])
+
+INSTALLED_APPS = [
+    "daphne",
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "whitenoise.runserver_nostatic",
+    "django.contrib.staticfiles",
+    "channels",
+    "chat",
+    "grounding",
+    "actions",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.locale.LocaleMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "config.urls"
+ASGI_APPLICATION = "config.asgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+# Database: SQLite file by default; DATABASE_URL=postgres://... for production.
+DATABASES = {"default": env.db("DATABASE_URL", default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}")}
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # WAL lets readers run beside the writer; IMMEDIATE takes the write lock at
+    # BEGIN so two writers queue on the busy timeout instead of failing with
+    # "database is locked" halfway through a transaction.
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        {
+            "transaction_mode": "IMMEDIATE",
+            "timeout": env.float("SQLITE_TIMEOUT", default=20.0),
+            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+        }
+    )
+    # A file, not memory: threads and live servers in tests share it.
+    DATABASES["default"]["TEST"] = {"NAME": str(BASE_DIR / ".test-db.sqlite3")}
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# Channel layer: in memory for one process; Redis when REDIS_URL is set.
+REDIS_URL = env("REDIS_URL", default="")
+if REDIS_URL:
+    CHANNEL_LAYERS = {
+        "default": {
+            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            "CONFIG": {"hosts": [REDIS_URL]},
+        }
+    }
+else:
+    CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+
+LANGUAGE_CODE = "sv"
+LANGUAGES = [("sv", "Svenska"), ("en", "English")]
+LOCALE_PATHS = [BASE_DIR / "locale"]
+TIME_ZONE = env("TIME_ZONE", default="Europe/Stockholm")
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATIC_ROOT = BASE_DIR / "staticfiles"
+# Serve straight from the apps' static folders so `make run` needs no
+# collectstatic; production can run collectstatic and turn this off.
+WHITENOISE_USE_FINDERS = env.bool("WHITENOISE_USE_FINDERS", default=True)
+WHITENOISE_AUTOREFRESH = DEBUG
+
+SESSION_COOKIE_AGE = env.int("SESSION_COOKIE_AGE", default=60 * 60 * 24 * 30)
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": env("LOG_LEVEL", default="INFO")},
+    "loggers": {"django": {"level": "INFO"}},
+}
+
+# --- Product settings -------------------------------------------------------
+
+PORT = env.int("PORT", default=8787)
+
+KB_DIR = Path(env("KB_DIR", default=str(BASE_DIR / "kb")))
+KB_CHUNK_SIZE = env.int("KB_CHUNK_SIZE", default=1200)
+KB_CHUNK_OVERLAP = env.int("KB_CHUNK_OVERLAP", default=150)
+RETRIEVAL_TOP_K = env.int("RETRIEVAL_TOP_K", default=5)
+# Minimum BM25 score for a chunk to count as support at all.
+RETRIEVAL_THRESHOLD = env.float("RETRIEVAL_THRESHOLD", default=1.0)
+HISTORY_EXCHANGES = env.int("HISTORY_EXCHANGES", default=5)
+
+LLM_BACKEND = env("LLM_BACKEND", default="mock")
+LLM_BASE_URL = env("LLM_BASE_URL", default="https://api.openai.com/v1")
+LLM_MODEL = env("LLM_MODEL", default="gpt-4o-mini")
+LLM_API_KEY = env("LLM_API_KEY", default="")
+LLM_TEMPERATURE = env.float("LLM_TEMPERATURE", default=0.3)
+LLM_TOKEN_DELAY_MS = env("LLM_TOKEN_DELAY_MS", default="20,80")
+LLM_CONNECT_TIMEOUT = env.float("LLM_CONNECT_TIMEOUT", default=5.0)
+LLM_FIRST_TOKEN_TIMEOUT = env.float("LLM_FIRST_TOKEN_TIMEOUT", default=20.0)
+LLM_TOTAL_TIMEOUT = env.float("LLM_TOTAL_TIMEOUT", default=120.0)
+LLM_MAX_RETRIES = env.int("LLM_MAX_RETRIES", default=2)
+LLM_MAX_TOKENS = env.int("LLM_MAX_TOKENS", default=1024)
+LLM_PROMPT_TOKEN_BUDGET = env.int("LLM_PROMPT_TOKEN_BUDGET", default=6000)
+
+ACTION_WINDOW_SECONDS = env.int("ACTION_WINDOW_SECONDS", default=30)
+SMS_BACKEND = env("SMS_BACKEND", default="actions.sms.ConsoleBackend")
+
+WS_RATE_LIMIT = env("WS_RATE_LIMIT", default="20/10")
+WS_MAX_FRAME_BYTES = env.int("WS_MAX_FRAME_BYTES", default=64 * 1024)
+WS_MAX_TEXT_CHARS = env.int("WS_MAX_TEXT_CHARS", default=2000)
