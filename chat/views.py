@@ -1,6 +1,8 @@
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
+
+from chat.selectors import conversation_for_session, conversation_transcript
 
 
 @require_GET
@@ -9,3 +11,21 @@ def chat_page(request: HttpRequest) -> HttpResponse:
     if not request.session.session_key:
         request.session.save()
     return render(request, "chat/index.html")
+
+
+@require_GET
+def chat_history(request: HttpRequest) -> JsonResponse:
+    """This browser session's conversation so far (and only this session's)."""
+    conversation = conversation_for_session(session_key=request.session.session_key or "")
+    if conversation is None:
+        return JsonResponse({"conversationId": None, "messages": [], "suggestions": []})
+    from actions.selectors import suggestions_pending_for_conversation
+
+    suggestions = suggestions_pending_for_conversation(conversation_id=conversation.pk)
+    return JsonResponse(
+        {
+            "conversationId": str(conversation.pk),
+            "messages": conversation_transcript(conversation=conversation),
+            "suggestions": [s.as_frame() for s in suggestions],
+        }
+    )

@@ -1,0 +1,40 @@
+# The two commands of the README: `make run` and `make test`.
+SHELL := /bin/bash
+PYTHON ?= python3
+PORT ?= 8787
+HOST ?= 127.0.0.1
+# uv from PATH, else a private copy bootstrapped with pip into .tools/.
+UV := $(shell command -v uv 2>/dev/null || echo .tools/bin/uv)
+
+.PHONY: run test lint format install migrate bench clean
+
+$(UV):
+	$(PYTHON) -m venv .tools
+	.tools/bin/python -m pip install --quiet --upgrade pip uv
+
+install: $(UV)
+	$(UV) sync --frozen
+
+migrate: install
+	$(UV) run python manage.py migrate --no-input
+	$(UV) run python manage.py reindex_kb --if-empty
+
+run: migrate
+	$(UV) run daphne -b $(HOST) -p $(PORT) config.asgi:application
+
+lint: install
+	$(UV) run ruff check .
+	$(UV) run ruff format --check .
+
+test: lint
+	$(UV) run pytest
+
+format: install
+	$(UV) run ruff format .
+	$(UV) run ruff check --fix .
+
+bench: install
+	$(UV) run python -m bench
+
+clean:
+	rm -rf .tools .venv .pytest_cache .ruff_cache .test-db.sqlite3*

@@ -1,0 +1,171 @@
+"""The chat WebSocket: parses frames, calls one service each, sends the events back.
+
+Where each client message type is handled: ``ChatConsumer.handlers`` below.
+The turn itself lives in ``chat.pipeline``.
+"""
+
+import asyncio
+import logging
+import secrets
+import time
+from contextlib import aclosing, suppress
+
+from channels.generic.websocket import AsyncJsonWebsocketConsumer
+from django.conf import settings
+
+from chat import action_calls, audit, protocol
+from chat.asyncdb import off_loop
+from chat.events import StreamEnd
+from chat.pipeline import Turn
+from chat.protocol import ErrorCode, ProtocolError, error_frame
+from chat.ratelimit import limiter_from_setting
+from chat.selectors import conversation_context
+from chat.services import MessageNotFound, feedback_create
+
+logger = logging.getLogger(__name__)
+
+
+def new_message_id() -> str:
+    return f"msg_{int(time.time() * 1000)}_{secrets.token_hex(4)}"
+
+
+class ChatConsumer(AsyncJsonWebsocketConsumer):
+    turn_task: asyncio.Task | None = None
+    streaming_id: str | None = None  # messageId of the turn whose stream is open
+
+    async def connect(self) -> None:
+        """Resume the browser session's conversation (or start one) and accept."""
+        session = self.scope.get("session")
+        session_key = (session.session_key if session is not None else None) or ""
+        self.context = await off_loop(conversation_context)(session_key=session_key)
+        self.limiter = limiter_from_setting(settings.WS_RATE_LIMIT)
+        await self.accept()
+
+    async def disconnect(self, code: int) -> None:
+        """Stop the running turn; it is recorded as cancelled."""
+        task = self.turn_task
+        if task is not None and not task.done():
+            task.cancel()
+            with suppress(asyncio.CancelledError):
+                await task
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        """Parse one frame and hand it to its handler; bad input gets one error frame."""
+        try:
+            command = protocol.parse_frame(
+                text_data,
+                bytes_data,
+                max_frame_bytes=settings.WS_MAX_FRAME_BYTES,
+                max_text_chars=settings.WS_MAX_TEXT_CHARS,
+            )
+            if not isinstance(command, protocol.Cancel) and not self.limiter.allow():
+                raise ProtocolError(ErrorCode.RATE_LIMITED, "Too many messages; slow down.")
+            await self.handlers[type(command)](self, command)
+        except ProtocolError as exc:
+            await self.send_json(exc.frame())
+        except Exception:
+            logger.exception("Unexpected error handling a frame")
+            await self.send_json(error_frame(ErrorCode.INTERNAL, "Something went wrong."))
+
+    # -- handlers, one per client message type ---------------------------------
+
+    async def on_message(self, command: protocol.SendMessage) -> None:
+        """Cancel a running stream, then start the new turn in the background."""
+        await self._stop_turn()
+        message_id = command.id or new_message_id()
+        turn = Turn(context=self.context, text=command.text, message_id=message_id)
+        self.streaming_id = message_id
+        self.turn_task = asyncio.create_task(self._run_turn(turn))
+
+    async def on_cancel(self, command: protocol.Cancel) -> None:
+        """Stop the stream between tokens; a no-op when nothing is streaming."""
+        await self._stop_turn()
+
+    async def on_confirm(self, command: protocol.ConfirmAction) -> None:
+        """Run a suggested action, at most once."""
+        result = await self._action(action_calls.suggestion_confirm, command.suggestion_id)
+        if result is not None:
+            await self.send_json(
+                {"type": "action_executed", "suggestionId": command.suggestion_id, "result": result}
+            )
+
+    async def on_reject(self, command: protocol.RejectAction) -> None:
+        """Reject a suggested action; it can never run afterwards."""
+        result = await self._action(action_calls.suggestion_reject, command.suggestion_id)
+        if result is not None:
+            await self.send_json(
+                {"type": "action_rejected", "suggestionId": command.suggestion_id, "result": result}
+            )
+
+    async def on_feedback(self, command: protocol.GiveFeedback) -> None:
+        """Keep a thumbs up/down (and comment) on one of this conversation's answers."""
+        await audit.drain()  # the answer's row may still be on its way
+        try:
+            await off_loop(feedback_create)(
+                conversation_id=self.context.id,
+                message_id=command.message_id,
+                rating=command.rating,
+                comment=command.comment,
+            )
+        except MessageNotFound:
+            raise ProtocolError(
+                ErrorCode.NOT_FOUND, "No such answer.", messageId=command.message_id
+            ) from None
+        await self.send_json(
+            {"type": "feedback_received", "messageId": command.message_id, "rating": command.rating}
+        )
+
+    handlers = {
+        protocol.SendMessage: on_message,
+        protocol.Cancel: on_cancel,
+        protocol.ConfirmAction: on_confirm,
+        protocol.RejectAction: on_reject,
+        protocol.GiveFeedback: on_feedback,
+    }
+
+    # -- turn plumbing ---------------------------------------------------------
+
+    async def _run_turn(self, turn: Turn) -> None:
+        try:
+            async with aclosing(turn.events()) as events:
+                async for event in events:
+                    if isinstance(event, StreamEnd):
+                        self.streaming_id = None
+                    await self.send_json(event.frame())
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            logger.exception("Turn %s failed", turn.message_id)
+            if self.streaming_id == turn.message_id:
+                self.streaming_id = None
+                await self.send_json(StreamEnd("done", turn.message_id).frame())
+            await self.send_json(
+                error_frame(ErrorCode.INTERNAL, "The answer failed.", messageId=turn.message_id)
+            )
+
+    async def _stop_turn(self) -> None:
+        """Cancel the open stream (telling the client), or let a finishing turn finish."""
+        task = self.turn_task
+        if task is None or task.done():
+            return
+        message_id = self.streaming_id
+        if message_id is None:
+            # Past stream_end: only the response/suggestion are left; keep their order.
+            with suppress(asyncio.CancelledError):
+                await task
+            return
+        task.cancel()
+        with suppress(asyncio.CancelledError):
+            await task
+        self.streaming_id = None
+        await self.send_json(StreamEnd("cancelled", message_id).frame())
+
+    async def _action(self, call, suggestion_id: str) -> dict | None:
+        from actions.services import SuggestionNotFound
+
+        try:
+            return await call(context=self.context, suggestion_id=suggestion_id)
+        except SuggestionNotFound:
+            raise ProtocolError(
+                ErrorCode.NOT_FOUND, "No such suggestion.", suggestionId=suggestion_id
+            ) from None

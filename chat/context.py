@@ -1,0 +1,27 @@
+"""What a connection remembers about its conversation between turns."""
+
+import uuid
+from collections import deque
+from dataclasses import dataclass, field
+
+from django.conf import settings
+
+from chat.llm.base import Exchange
+
+
+def _history() -> deque:
+    return deque(maxlen=max(1, settings.HISTORY_EXCHANGES))
+
+
+@dataclass
+class ConversationContext:
+    id: uuid.UUID = field(default_factory=uuid.uuid4)
+    session_key: str = ""
+    language: str = "sv"
+    previous_query: str | None = None
+    history: deque = field(default_factory=_history)  # of Exchange, oldest first
+
+    def remember(self, *, question: str, answer: str, query: str) -> None:
+        """Keep a completed exchange for the LLM and the query for follow-ups."""
+        self.history.append(Exchange(question=question, answer=answer))
+        self.previous_query = query

@@ -1,0 +1,55 @@
+"""What a turn yields; each event knows its server frame (SPEC section 4)."""
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True, slots=True)
+class StreamDelta:
+    delta: str
+    message_id: str
+
+    def frame(self) -> dict:
+        return {"type": "stream", "delta": self.delta, "messageId": self.message_id}
+
+
+@dataclass(frozen=True, slots=True)
+class StreamEnd:
+    reason: str  # "done" or "cancelled"
+    message_id: str
+
+    def frame(self) -> dict:
+        return {"type": "stream_end", "reason": self.reason, "messageId": self.message_id}
+
+
+@dataclass(frozen=True, slots=True)
+class Response:
+    text: str
+    message_id: str
+    grounded: bool
+    status: str  # chat.models.Message.Status value
+    citations: list[dict] = field(default_factory=list)
+    blocked: str | None = None
+
+    def frame(self) -> dict:
+        frame = {
+            "type": "response",
+            "text": self.text,
+            "citations": self.citations,
+            "messageId": self.message_id,
+            "grounded": self.grounded,
+            "status": self.status,
+        }
+        if self.blocked:
+            frame["blocked"] = self.blocked
+        return frame
+
+
+@dataclass(frozen=True, slots=True)
+class ActionSuggested:
+    suggestion: dict  # the frame built by actions.models.Suggestion.as_frame()
+
+    def frame(self) -> dict:
+        return self.suggestion
+
+
+Event = StreamDelta | StreamEnd | Response | ActionSuggested

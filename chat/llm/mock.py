@@ -1,0 +1,86 @@
+"""The default backend: answers from the retrieved snippets, no network.
+
+It builds one sentence from the snippet line that best matches the
+question and streams it word by word with the configured delay. When the
+question contains ``hallucinate`` it changes every digit of its answer, so
+the number guard can be seen withholding it.
+"""
+
+import asyncio
+import random
+import re
+from collections.abc import AsyncIterator
+
+from django.conf import settings
+
+from chat.llm.base import LLMBackend, LLMRequest
+from grounding.text import content_terms
+
+HALLUCINATE = "hallucinate"
+_TOKEN = re.compile(r"\S+\s*|\s+")
+_MARKUP = re.compile(r"^\s*(?:[-*+]\s+|\d+[.)]\s+|>\s*)|\*\*|__|`")
+_LEADS = {"sv": "Enligt kunskapsbasen: ", "en": "According to the knowledge base: "}
+_INVENTED = {"sv": " Det kostar 1234 kr.", "en": " It costs 1234 kr."}
+
+
+def parse_delay(value: str) -> tuple[float, float]:
+    """``"20,80"`` -> (0.020, 0.080) seconds; ``"0"`` -> no delay."""
+    parts = [float(p) for p in str(value).replace(" ", "").split(",") if p] or [0.0]
+    low, high = parts[0], parts[-1]
+    return low / 1000, max(low, high) / 1000
+
+
+def best_line(question: str, request: LLMRequest) -> str:
+    """The snippet line sharing most terms with the question (earlier snippets win ties)."""
+    wanted = set(content_terms(question))
+    best, best_score = "", -1.0
+    for rank, snippet in enumerate(request.snippets):
+        for _, line in snippet.lines():
+            text = line.strip()
+            if not text or text.startswith("#") or set(text) <= set("|-: "):
+                continue
+            score = len(wanted & set(content_terms(text))) - rank * 0.01
+            if score > best_score:
+                best, best_score = text, score
+    return best
+
+
+def clean(line: str) -> str:
+    """A markdown line as a plain sentence."""
+    text = _MARKUP.sub("", line)
+    if "|" in text:
+        text = ", ".join(cell.strip() for cell in text.strip("| ").split("|") if cell.strip())
+    text = text.strip()
+    return text if text.endswith((".", "!", "?")) else f"{text}."
+
+
+def falsify(text: str, language: str) -> str:
+    """Change every digit, or invent a number if there is none."""
+    if not any(ch.isdigit() for ch in text):
+        return text + _INVENTED.get(language, _INVENTED["sv"])
+    return "".join(("8" if ch == "7" else "7") if ch.isdigit() else ch for ch in text)
+
+
+def compose(request: LLMRequest) -> str:
+    line = best_line(request.question, request)
+    answer = _LEADS.get(request.language, _LEADS["sv"]) + clean(line) if line else ""
+    if HALLUCINATE in request.question.lower():
+        answer = falsify(answer, request.language)
+    return answer
+
+
+class MockBackend(LLMBackend):
+    name = "mock"
+
+    @property
+    def model(self) -> str:
+        return "mock"
+
+    async def stream(self, request: LLMRequest) -> AsyncIterator[str]:
+        low, high = parse_delay(settings.LLM_TOKEN_DELAY_MS)
+        tokens = _TOKEN.findall(compose(request))
+        request.usage_tokens = len(tokens)
+        for token in tokens:
+            # sleep(0) still yields to the loop, so a cancel lands between tokens.
+            await asyncio.sleep(random.uniform(low, high) if high else 0)
+            yield token

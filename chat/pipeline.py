@@ -1,0 +1,213 @@
+"""One chat turn: retrieve, generate, verify, persist.
+
+A plain async pipeline, testable without a socket: ``Turn.events()`` yields
+the events of SPEC section 4 in order (``StreamDelta``*, ``StreamEnd``,
+``Response``, then ``ActionSuggested`` when the message asked for an action).
+Closing the generator early (cancel, disconnect) records the turn as
+cancelled. Nothing here touches the database on the token path: retrieval
+and verification run in memory, the audit row is written after the turn.
+"""
+
+import logging
+import re
+import time
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+
+from actions.triggers import detect_action
+from chat import action_calls, audit, texts
+from chat.context import ConversationContext
+from chat.events import ActionSuggested, Event, Response, StreamDelta, StreamEnd
+from chat.llm import LLMBackend, LLMError, LLMRequest, get_backend
+from chat.models import Message
+from grounding.guard import GuardedStream
+from grounding.numbers import extract_numbers
+from grounding.retrieval import RetrievalResult, is_follow_up, retrieve
+from grounding.selectors import acurrent_index
+from grounding.text import detect_language
+from grounding.verification import verify_answer
+
+logger = logging.getLogger(__name__)
+Status = Message.Status
+_WORDS = re.compile(r"\S+\s*")
+
+
+@dataclass
+class TurnRecord:
+    """Everything the audit trail keeps about one turn."""
+
+    conversation_id: object
+    session_key: str
+    message_id: str
+    question: str
+    language: str
+    status: str | None = None
+    draft: str = ""  # what the LLM produced
+    shown: str = ""  # what the client was sent (stream), then the final text
+    text: str = ""
+    grounded: bool | None = None
+    block_reason: str = ""
+    unsupported: list[dict] = field(default_factory=list)
+    citations: list[dict] = field(default_factory=list)
+    retrieved: list[dict] = field(default_factory=list)
+    error: str = ""
+    ttft_ms: float | None = None
+    total_ms: float | None = None
+    token_count: int | None = None
+    backend: str = ""
+    model: str = ""
+    suggestion_id: str = ""
+
+
+class Turn:
+    def __init__(
+        self,
+        *,
+        context: ConversationContext,
+        text: str,
+        message_id: str,
+        backend: LLMBackend | None = None,
+    ) -> None:
+        self.context = context
+        self.question = text
+        self.message_id = message_id
+        self.backend = backend or get_backend()
+        self.language = context.language if is_follow_up(text) else detect_language(text)
+        context.language = self.language
+        self.record = TurnRecord(
+            conversation_id=context.id,
+            session_key=context.session_key,
+            message_id=message_id,
+            question=text,
+            language=self.language,
+        )
+        self._started = time.perf_counter()
+
+    async def events(self) -> AsyncIterator[Event]:
+        """The turn's events, in protocol order; persists the turn when it ends."""
+        try:
+            trigger = detect_action(self.question)
+            if trigger is not None:
+                async for event in self._action_turn(trigger):
+                    yield event
+            else:
+                async for event in self._answer_turn():
+                    yield event
+        finally:
+            if self.record.status is None:
+                # Closed before the end: the client cancelled or went away.
+                self.record.status = Status.CANCELLED
+                self.record.text = self.record.shown
+            self.record.total_ms = self._elapsed_ms()
+            audit.record_turn_later(self.record)
+
+    # -- the two kinds of turn -------------------------------------------------
+
+    async def _action_turn(self, trigger) -> AsyncIterator[Event]:
+        prompt = texts.localized(texts.ACTION_PROMPTS[trigger.action], self.language)
+        for word in _WORDS.findall(prompt):
+            yield self._delta(word)
+        yield StreamEnd("done", self.message_id)
+        yield self._finish(Response(prompt, self.message_id, False, Status.ACTION))
+        suggestion = await action_calls.suggestion_create(
+            context=self.context,
+            action=trigger.action,
+            payload=trigger.payload,
+            message_id=self.message_id,
+        )
+        self.record.suggestion_id = suggestion["suggestionId"]
+        yield ActionSuggested(suggestion)
+
+    async def _answer_turn(self) -> AsyncIterator[Event]:
+        index = await acurrent_index()
+        result = retrieve(index, self.question, previous_query=self.context.previous_query)
+        self.record.retrieved = [_snippet_audit(s) for s in result.snippets]
+        if not result.snippets:
+            text = texts.localized(texts.NO_SUPPORT, self.language)
+            yield self._delta(text)
+            yield StreamEnd("done", self.message_id)
+            yield self._finish(Response(text, self.message_id, False, Status.NO_SUPPORT))
+            return
+
+        guard = GuardedStream(result.snippets, subjects=index.subjects)
+        request = LLMRequest(
+            question=self.question,
+            snippets=result.snippets,
+            language=self.language,
+            history=tuple(self.context.history),
+        )
+        self.record.backend, self.record.model = self.backend.name, self.backend.model
+        stream = self.backend.stream(request)
+        try:
+            async for delta in stream:
+                if self.record.ttft_ms is None:
+                    self.record.ttft_ms = self._elapsed_ms()
+                self.record.draft += delta
+                released = guard.feed(delta)
+                if released:
+                    yield self._delta(released)
+                if guard.failed is not None:
+                    break
+            else:
+                released = guard.finish()
+                if released:
+                    yield self._delta(released)
+        except LLMError as exc:
+            logger.warning("LLM failed for turn %s: %s", self.message_id, exc)
+            self.record.error = str(exc)
+            text = texts.localized(texts.LLM_UNAVAILABLE, self.language)
+            yield StreamEnd("done", self.message_id)
+            yield self._finish(Response(text, self.message_id, False, Status.ERROR))
+            return
+        finally:
+            # Stops the provider at once when we leave early (guard, cancel).
+            await stream.aclose()
+            self.record.token_count = request.usage_tokens
+
+        yield StreamEnd("done", self.message_id)
+        yield self._finish(self._verdict_response(result, index, guard))
+
+    # -- helpers ---------------------------------------------------------------
+
+    def _verdict_response(self, result: RetrievalResult, index, guard: GuardedStream) -> Response:
+        verdict = verify_answer(self.record.draft, result.snippets, subjects=index.subjects)
+        citations = [c.as_dict() for c in verdict.citations]
+        if verdict.grounded and guard.failed is None and self.record.draft.strip():
+            self.context.remember(question=self.question, answer=self.record.draft, query=result.query)
+            return Response(self.record.draft, self.message_id, True, Status.DONE, citations)
+        unsupported = verdict.unsupported or ([guard.failed] if guard.failed else [])
+        self.record.unsupported = [_with_locations(u, index) for u in unsupported]
+        reason = verdict.reason or "Verification failed: Number mismatch"
+        text = texts.localized(texts.CANNOT_VERIFY, self.language)
+        return Response(text, self.message_id, False, Status.WITHHELD, citations, blocked=reason)
+
+    def _delta(self, text: str) -> StreamDelta:
+        self.record.shown += text
+        return StreamDelta(text, self.message_id)
+
+    def _finish(self, response: Response) -> Response:
+        record = self.record
+        record.status, record.text, record.grounded = response.status, response.text, response.grounded
+        record.citations, record.block_reason = response.citations, response.blocked or ""
+        return response
+
+    def _elapsed_ms(self) -> float:
+        return round((time.perf_counter() - self._started) * 1000, 2)
+
+
+def _snippet_audit(snippet) -> dict:
+    return {
+        "file": snippet.file,
+        "line": snippet.start_line,
+        "heading": snippet.heading,
+        "score": round(float(snippet.score), 4),
+        "text": snippet.text,
+    }
+
+
+def _with_locations(unsupported, index) -> dict:
+    data = unsupported.as_dict()
+    numbers = extract_numbers(unsupported.text)
+    if numbers and not data["kb_locations"]:
+        data["kb_locations"] = index.locate(numbers[0])
+    return data

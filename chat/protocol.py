@@ -1,0 +1,161 @@
+"""Client frames of the WebSocket protocol (SPEC section 4), parsed and validated.
+
+Pure: no ORM, no I/O. ``parse_frame`` turns one received frame into a command
+or raises ``ProtocolError`` with a stable ``code`` the client can rely on.
+"""
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+
+class ErrorCode:
+    INVALID_JSON = "invalid_json"
+    UNKNOWN_TYPE = "unknown_type"
+    INVALID_MESSAGE = "invalid_message"
+    TOO_LARGE = "too_large"
+    BINARY_NOT_SUPPORTED = "binary_not_supported"
+    RATE_LIMITED = "rate_limited"
+    NOT_FOUND = "not_found"
+    INTERNAL = "internal_error"
+
+
+class ProtocolError(Exception):
+    def __init__(self, code: str, message: str, **fields: Any) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.fields = fields
+
+    def frame(self) -> dict:
+        return error_frame(self.code, self.message, **self.fields)
+
+
+def error_frame(code: str, message: str, **fields: Any) -> dict:
+    return {"type": "error", "code": code, "message": message, **fields}
+
+
+@dataclass(frozen=True, slots=True)
+class SendMessage:
+    text: str
+    id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Cancel:
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class ConfirmAction:
+    suggestion_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class RejectAction:
+    suggestion_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class GiveFeedback:
+    message_id: str
+    rating: str
+    comment: str = ""
+
+
+Command = SendMessage | Cancel | ConfirmAction | RejectAction | GiveFeedback
+
+MAX_ID_CHARS = 100
+MAX_COMMENT_CHARS = 2000
+
+
+def parse_frame(
+    text_data: str | None,
+    bytes_data: bytes | None,
+    *,
+    max_frame_bytes: int,
+    max_text_chars: int,
+) -> Command:
+    """Parse one WebSocket frame into a command, or raise ``ProtocolError``."""
+    if text_data is None:
+        size = len(bytes_data or b"")
+        if size > max_frame_bytes:
+            raise ProtocolError(ErrorCode.TOO_LARGE, f"Frame exceeds {max_frame_bytes} bytes.")
+        raise ProtocolError(ErrorCode.BINARY_NOT_SUPPORTED, "Binary frames are not supported.")
+    # A character is at most 4 bytes in UTF-8: skip encoding the common small frame.
+    if len(text_data) * 4 > max_frame_bytes and len(text_data.encode()) > max_frame_bytes:
+        raise ProtocolError(ErrorCode.TOO_LARGE, f"Frame exceeds {max_frame_bytes} bytes.")
+    try:
+        data = json.loads(text_data)
+    except ValueError:
+        raise ProtocolError(ErrorCode.INVALID_JSON, "Frame is not valid JSON.") from None
+    if not isinstance(data, dict):
+        raise ProtocolError(ErrorCode.INVALID_MESSAGE, "Frame must be a JSON object.")
+    kind = data.get("type")
+    parser = _PARSERS.get(kind) if isinstance(kind, str) else None
+    if parser is None:
+        raise ProtocolError(ErrorCode.UNKNOWN_TYPE, f"Unknown message type: {kind!r:.40}.")
+    return parser(data, max_text_chars)
+
+
+def _string(data: dict, name: str, *, max_chars: int, required: bool = True, **fields) -> str:
+    value = data.get(name)
+    if value is None and not required:
+        return ""
+    if not isinstance(value, str) or (required and not value):
+        raise ProtocolError(
+            ErrorCode.INVALID_MESSAGE, f"Field '{name}' must be a non-empty string.", **fields
+        )
+    if len(value) > max_chars:
+        code = ErrorCode.TOO_LARGE if name == "text" else ErrorCode.INVALID_MESSAGE
+        raise ProtocolError(code, f"Field '{name}' exceeds {max_chars} characters.", **fields)
+    return value
+
+
+def _parse_message(data: dict, max_text_chars: int) -> SendMessage:
+    message_id = data.get("id")
+    if message_id is not None and (
+        not isinstance(message_id, str) or not message_id or len(message_id) > MAX_ID_CHARS
+    ):
+        raise ProtocolError(
+            ErrorCode.INVALID_MESSAGE, f"Field 'id' must be a string of 1..{MAX_ID_CHARS} chars."
+        )
+    fields = {"messageId": message_id} if message_id else {}
+    text = _string(data, "text", max_chars=max_text_chars, **fields)
+    if not text.strip():
+        raise ProtocolError(ErrorCode.INVALID_MESSAGE, "Field 'text' is blank.", **fields)
+    return SendMessage(text=text, id=message_id)
+
+
+def _parse_cancel(data: dict, max_text_chars: int) -> Cancel:
+    return Cancel()
+
+
+def _parse_confirm(data: dict, max_text_chars: int) -> ConfirmAction:
+    return ConfirmAction(_string(data, "suggestionId", max_chars=MAX_ID_CHARS))
+
+
+def _parse_reject(data: dict, max_text_chars: int) -> RejectAction:
+    return RejectAction(_string(data, "suggestionId", max_chars=MAX_ID_CHARS))
+
+
+def _parse_feedback(data: dict, max_text_chars: int) -> GiveFeedback:
+    message_id = _string(data, "messageId", max_chars=MAX_ID_CHARS)
+    rating = data.get("rating")
+    if rating not in ("up", "down"):
+        raise ProtocolError(
+            ErrorCode.INVALID_MESSAGE, "Field 'rating' must be 'up' or 'down'.", messageId=message_id
+        )
+    comment = _string(
+        data, "comment", max_chars=MAX_COMMENT_CHARS, required=False, messageId=message_id
+    )
+    return GiveFeedback(message_id=message_id, rating=rating, comment=comment)
+
+
+_PARSERS = {
+    "message": _parse_message,
+    "cancel": _parse_cancel,
+    "confirm_action": _parse_confirm,
+    "reject_action": _parse_reject,
+    "feedback": _parse_feedback,
+}

@@ -1,0 +1,30 @@
+"""Suite-wide test setup.
+
+With ``CI=true`` any skipped test fails the run: CI must prove the
+PostgreSQL, Redis and browser tests instead of skipping them.
+"""
+
+import os
+
+import pytest
+
+
+@pytest.fixture(autouse=True)
+def _fast_product_settings(settings):
+    """No token delay, no rate limit surprises, SMS kept in memory, cheap hashing."""
+    settings.LLM_TOKEN_DELAY_MS = "0"
+    settings.LLM_BACKEND = "mock"
+    settings.SMS_BACKEND = "actions.sms.LocmemBackend"
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+def pytest_sessionfinish(session, exitstatus):
+    if os.environ.get("CI", "").lower() not in ("1", "true", "yes"):
+        return
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    skipped = reporter.stats.get("skipped", []) if reporter else []
+    if skipped:
+        reporter.write_line(
+            f"CI=true: {len(skipped)} test(s) were skipped; CI must run them all.", red=True
+        )
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
