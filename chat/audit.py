@@ -34,4 +34,3 @@ async def drain() -> None:
     """Wait for every audit write scheduled so far (tests, feedback, shutdown)."""
     while _pending:
         await asyncio.gather(*list(_pending), return_exceptions=True)
-

@@ -14,18 +14,19 @@ import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 
+from grounding.guard import GuardedStream
+from grounding.numbers import extract_numbers
+from grounding.selectors import acurrent_index
+from grounding.verification import verify_answer
+
 from actions.triggers import detect_action
 from chat import action_calls, audit, texts
 from chat.context import ConversationContext
 from chat.events import ActionSuggested, Event, Response, StreamDelta, StreamEnd
 from chat.llm import LLMBackend, LLMError, LLMRequest, get_backend
 from chat.models import Message
-from grounding.guard import GuardedStream
-from grounding.numbers import extract_numbers
 from grounding.retrieval import RetrievalResult, is_follow_up, retrieve
-from grounding.selectors import acurrent_index
 from grounding.text import detect_language
-from grounding.verification import verify_answer
 
 logger = logging.getLogger(__name__)
 Status = Message.Status
@@ -173,7 +174,9 @@ class Turn:
         verdict = verify_answer(self.record.draft, result.snippets, subjects=index.subjects)
         citations = [c.as_dict() for c in verdict.citations]
         if verdict.grounded and guard.failed is None and self.record.draft.strip():
-            self.context.remember(question=self.question, answer=self.record.draft, query=result.query)
+            self.context.remember(
+                question=self.question, answer=self.record.draft, query=result.query
+            )
             return Response(self.record.draft, self.message_id, True, Status.DONE, citations)
         unsupported = verdict.unsupported or ([guard.failed] if guard.failed else [])
         self.record.unsupported = [_with_locations(u, index) for u in unsupported]
@@ -187,7 +190,11 @@ class Turn:
 
     def _finish(self, response: Response) -> Response:
         record = self.record
-        record.status, record.text, record.grounded = response.status, response.text, response.grounded
+        record.status, record.text, record.grounded = (
+            response.status,
+            response.text,
+            response.grounded,
+        )
         record.citations, record.block_reason = response.citations, response.blocked or ""
         return response
 

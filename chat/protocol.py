@@ -144,7 +144,9 @@ def _parse_feedback(data: dict, max_text_chars: int) -> GiveFeedback:
     rating = data.get("rating")
     if rating not in ("up", "down"):
         raise ProtocolError(
-            ErrorCode.INVALID_MESSAGE, "Field 'rating' must be 'up' or 'down'.", messageId=message_id
+            ErrorCode.INVALID_MESSAGE,
+            "Field 'rating' must be 'up' or 'down'.",
+            messageId=message_id,
         )
     comment = _string(
         data, "comment", max_chars=MAX_COMMENT_CHARS, required=False, messageId=message_id

@@ -1,0 +1,43 @@
+"""Admin building blocks for audit rows: read-only, exportable."""
+
+import json
+
+from django.contrib import admin
+from django.core.serializers.json import DjangoJSONEncoder
+from django.forms.models import model_to_dict
+from django.http import HttpResponse
+
+
+class ReadOnlyAdminMixin:
+    """Audit rows are displayed, never added, changed or deleted (bulk actions included)."""
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False
+
+
+class ReadOnlyInline(ReadOnlyAdminMixin, admin.TabularInline):
+    extra = 0
+    can_delete = False
+    show_change_link = True
+
+
+@admin.action(description="Export selected as JSON Lines", permissions=["view"])
+def export_jsonl(modeladmin, request, queryset):
+    lines = []
+    for obj in queryset:
+        row = model_to_dict(obj)
+        row["pk"] = obj.pk
+        for field in obj._meta.concrete_fields:
+            if field.name not in row:
+                row[field.name] = field.value_from_object(obj)
+        lines.append(json.dumps(row, cls=DjangoJSONEncoder, ensure_ascii=False))
+    name = queryset.model._meta.model_name
+    response = HttpResponse("\n".join(lines) + "\n", content_type="application/x-ndjson")
+    response["Content-Disposition"] = f'attachment; filename="{name}s.jsonl"'
+    return response

@@ -1,0 +1,39 @@
+import pytest
+from channels.testing import WebsocketCommunicator
+
+from config.asgi import application
+
+
+@pytest.fixture
+def indexed_kb(transactional_db, settings):
+    """The shipped KB, indexed into the (file-based) test database."""
+    from grounding import selectors
+    from grounding.services import kb_reindex
+
+    selectors.reset_cache()
+    kb_reindex(kb_dir=settings.KB_DIR)
+    yield
+    selectors.reset_cache()
+
+
+async def open_socket(path: str = "/ws/chat/", headers=None) -> WebsocketCommunicator:
+    communicator = WebsocketCommunicator(application, path, headers=headers or [])
+    connected, _ = await communicator.connect(timeout=5)
+    assert connected
+    return communicator
+
+
+async def run_turn(communicator, text: str, message_id: str | None = "m1") -> list[dict]:
+    """Send a message; return its frames up to the response (and a suggestion, if any)."""
+    frame = {"type": "message", "text": text}
+    if message_id:
+        frame["id"] = message_id
+    await communicator.send_json_to(frame)
+    frames = []
+    while True:
+        frames.append(await communicator.receive_json_from(timeout=5))
+        if frames[-1]["type"] in ("response", "error"):
+            break
+    if frames[-1].get("status") == "action":
+        frames.append(await communicator.receive_json_from(timeout=5))
+    return frames

@@ -1,0 +1,376 @@
+"""The chat WebSocket end to end, through the real ASGI application."""
+
+import asyncio
+import json
+
+import pytest
+from django.contrib.sessions.backends.db import SessionStore
+
+from chat import audit
+from chat.models import Message
+from tests.chat.conftest import open_socket, run_turn
+
+pytestmark = pytest.mark.usefixtures("indexed_kb")
+
+
+def types(frames):
+    return [f["type"] for f in frames]
+
+
+@pytest.mark.parametrize("path", ["/ws/chat/", "/"])
+async def test_premium_question_streams_then_answers_grounded(path):
+    """The seed's example: stream*, stream_end{done}, response with the pricing citation."""
+    ws = await open_socket(path)
+    frames = await run_turn(ws, "Vad kostar premium?")
+    kinds = types(frames)
+    assert kinds[-2:] == ["stream_end", "response"]
+    assert set(kinds[:-2]) == {"stream"} and len(kinds) > 3
+    assert frames[-2] == {"type": "stream_end", "reason": "done", "messageId": "m1"}
+    response = frames[-1]
+    assert response["grounded"] is True and response["messageId"] == "m1"
+    assert "399 kr/månad" in response["text"]
+    assert "".join(f["delta"] for f in frames if f["type"] == "stream") == response["text"]
+    assert any(
+        c["file"] == "kb/pricing.md" and "399" in c["snippet"] for c in response["citations"]
+    )
+    await ws.disconnect()
+
+
+async def test_server_makes_a_message_id_when_the_client_gives_none():
+    """Without an id the server names the turn, consistently across its frames."""
+    ws = await open_socket()
+    frames = await run_turn(ws, "Vad kostar premium?", message_id=None)
+    ids = {f["messageId"] for f in frames}
+    assert len(ids) == 1 and ids.pop().startswith("msg_")
+    await ws.disconnect()
+
+
+async def test_hallucinated_number_is_withheld_and_never_streamed():
+    """The mock's wrong number never reaches a frame; the answer is withheld."""
+    ws = await open_socket()
+    frames = await run_turn(ws, "hallucinate: Vad kostar premium?")
+    response = frames[-1]
+    assert response["grounded"] is False
+    assert response["text"] == "Jag kan inte verifiera det."
+    assert response["blocked"].startswith("Verification failed")
+    assert response["citations"], "the top retrieved snippets are shown"
+    assert not any("777" in json.dumps(f) for f in frames)
+    streamed = "".join(f["delta"] for f in frames if f["type"] == "stream")
+    assert not any(ch.isdigit() for ch in streamed)
+    await ws.disconnect()
+
+
+async def test_nothing_retrieved_answers_no_support_without_citations():
+    """A bare 'hallucinate' retrieves nothing: the no-support message, no citations."""
+    ws = await open_socket()
+    frames = await run_turn(ws, "hallucinate")
+    assert frames[-1]["text"] == "Jag hittar inget stöd i kunskapsbasen."
+    assert frames[-1]["citations"] == [] and frames[-1]["grounded"] is False
+    await ws.disconnect()
+
+
+async def test_english_conversation_gets_english_messages():
+    """An English question with no support gets the English no-support message."""
+    ws = await open_socket()
+    frames = await run_turn(ws, "What is the airspeed velocity of an unladen swallow?")
+    assert frames[-1]["text"] == "I couldn't find any references to this in the knowledge base."
+    await ws.disconnect()
+
+
+async def _first_stream(ws, text, message_id):
+    await ws.send_json_to({"type": "message", "id": message_id, "text": text})
+    frame = await ws.receive_json_from(timeout=5)
+    assert frame["type"] == "stream"
+    return frame
+
+
+async def _until_stream_end(ws):
+    while True:
+        frame = await ws.receive_json_from(timeout=5)
+        if frame["type"] == "stream_end":
+            return frame
+        assert frame["type"] == "stream"
+
+
+async def test_cancel_mid_stream_stops_without_response(settings):
+    """Cancel: stream_end{cancelled}, no response, no suggestion, ready at once."""
+    settings.LLM_TOKEN_DELAY_MS = "40"
+    ws = await open_socket()
+    await _first_stream(ws, "Vad kostar premium?", "m1")
+    await ws.send_json_to({"type": "cancel"})
+    end = await _until_stream_end(ws)
+    assert end == {"type": "stream_end", "reason": "cancelled", "messageId": "m1"}
+    assert await ws.receive_nothing(timeout=0.3)
+    settings.LLM_TOKEN_DELAY_MS = "0"
+    frames = await run_turn(ws, "Vad kostar premium?", message_id="m2")
+    assert frames[-1]["type"] == "response" and frames[-1]["grounded"] is True
+    await ws.disconnect()
+    await audit.drain()
+    statuses = await _statuses()
+    assert statuses == {"m1": "cancelled", "m2": "done"}
+
+
+async def test_cancel_when_idle_is_silent():
+    """Cancel with nothing streaming gets no reply at all."""
+    ws = await open_socket()
+    await ws.send_json_to({"type": "cancel"})
+    assert await ws.receive_nothing(timeout=0.2)
+    await run_turn(ws, "Vad kostar premium?")
+    await ws.send_json_to({"type": "cancel"})
+    assert await ws.receive_nothing(timeout=0.2)
+    await ws.disconnect()
+
+
+async def test_repeated_cancel_ends_the_stream_once(settings):
+    """Three cancels in a row give one stream_end{cancelled}."""
+    settings.LLM_TOKEN_DELAY_MS = "40"
+    ws = await open_socket()
+    await _first_stream(ws, "Vad kostar premium?", "m1")
+    for _ in range(3):
+        await ws.send_json_to({"type": "cancel"})
+    assert (await _until_stream_end(ws))["reason"] == "cancelled"
+    assert await ws.receive_nothing(timeout=0.3)
+    await ws.disconnect()
+
+
+async def test_new_message_during_stream_cancels_the_old_one_first(settings):
+    """The old stream's stream_end{cancelled} comes before the new stream."""
+    settings.LLM_TOKEN_DELAY_MS = "40"
+    ws = await open_socket()
+    await _first_stream(ws, "Vad kostar premium?", "m1")
+    await ws.send_json_to({"type": "message", "id": "m2", "text": "Vad kostar basic?"})
+    frames = []
+    while not frames or frames[-1]["type"] != "response":
+        frames.append(await ws.receive_json_from(timeout=5))
+    ends = [f for f in frames if f["type"] == "stream_end"]
+    assert ends[0] == {"type": "stream_end", "reason": "cancelled", "messageId": "m1"}
+    first_m2 = next(i for i, f in enumerate(frames) if f.get("messageId") == "m2")
+    assert frames.index(ends[0]) < first_m2
+    assert all(f["messageId"] == "m2" for f in frames[first_m2:])
+    assert frames[-1]["messageId"] == "m2"
+    await ws.disconnect()
+
+
+async def test_disconnect_stops_the_stream_task(settings):
+    """A disconnect mid-stream leaves no turn task running and records the turn."""
+    settings.LLM_TOKEN_DELAY_MS = "40"
+    ws = await open_socket()
+    await _first_stream(ws, "Vad kostar premium?", "m1")
+    await ws.disconnect()
+    await asyncio.sleep(0.05)
+    running = [t for t in asyncio.all_tasks() if "_run_turn" in repr(t.get_coro()) and not t.done()]
+    assert running == []
+    await audit.drain()
+    assert await _statuses() == {"m1": "cancelled"}
+
+
+BAD_FRAMES = [
+    ("{oops", "invalid_json"),
+    ("[]", "invalid_message"),
+    ('{"type":"dance"}', "unknown_type"),
+    ('{"type":"message"}', "invalid_message"),
+    ('{"type":"message","text":42}', "invalid_message"),
+    (json.dumps({"type": "message", "text": "x" * 2001}), "too_large"),
+    (json.dumps({"type": "message", "text": "x", "pad": "y" * 70000}), "too_large"),
+    ('{"type":"confirm_action"}', "invalid_message"),
+    ('{"type":"feedback","messageId":"m1","rating":5}', "invalid_message"),
+]
+
+
+@pytest.mark.parametrize(("frame", "code"), BAD_FRAMES)
+async def test_bad_input_gets_one_error_and_the_connection_stays_usable(frame, code):
+    """Each malformed frame: exactly one error frame, then normal service."""
+    ws = await open_socket()
+    await ws.send_to(text_data=frame)
+    reply = await ws.receive_json_from(timeout=5)
+    assert reply["type"] == "error" and reply["code"] == code and reply["message"]
+    assert await ws.receive_nothing(timeout=0.1)
+    frames = await run_turn(ws, "Vad kostar premium?")
+    assert frames[-1]["grounded"] is True
+    await ws.disconnect()
+
+
+async def test_binary_frame_gets_an_error():
+    """A binary frame is answered with an error, not a crash."""
+    ws = await open_socket()
+    await ws.send_to(bytes_data=b"\x00\xff")
+    reply = await ws.receive_json_from(timeout=5)
+    assert reply["code"] == "binary_not_supported"
+    await ws.disconnect()
+
+
+async def test_flood_of_200_malformed_frames_then_a_valid_message():
+    """200 malformed frames get 200 errors, and a valid message is still answered."""
+    ws = await open_socket()
+    for i in range(200):
+        await ws.send_to(text_data="{bad" if i % 2 else '{"type":"nope"}')
+    errors = [await ws.receive_json_from(timeout=5) for _ in range(200)]
+    assert all(e["type"] == "error" for e in errors)
+    frames = await run_turn(ws, "Vad kostar premium?")
+    assert frames[-1]["type"] == "response" and frames[-1]["grounded"] is True
+    await ws.disconnect()
+
+
+async def test_rate_limit_answers_rate_limited(settings):
+    """Past WS_RATE_LIMIT messages per window, a message gets error rate_limited."""
+    settings.WS_RATE_LIMIT = "2/60"
+    ws = await open_socket()
+    await run_turn(ws, "Vad kostar premium?", message_id="a")
+    await run_turn(ws, "Vad kostar basic?", message_id="b")
+    await ws.send_json_to({"type": "message", "id": "c", "text": "Vad kostar premium?"})
+    reply = await ws.receive_json_from(timeout=5)
+    assert reply["type"] == "error" and reply["code"] == "rate_limited"
+    await ws.disconnect()
+
+
+@pytest.mark.parametrize(
+    ("origin", "accepted"),
+    [
+        (None, True),
+        (b"http://localhost:8787", True),
+        (b"http://127.0.0.1:8787", True),
+        (b"https://evil.example", False),
+        (b"null", False),
+    ],
+)
+async def test_origin_check(origin, accepted):
+    """Browser origins must be allowed hosts; no Origin (non-browser client) is fine."""
+    from channels.testing import WebsocketCommunicator
+
+    from config.asgi import application
+
+    headers = [(b"origin", origin)] if origin else []
+    ws = WebsocketCommunicator(application, "/ws/chat/", headers=headers)
+    connected, _ = await ws.connect(timeout=5)
+    assert connected is accepted
+    await ws.disconnect()
+
+
+async def test_action_suggestion_follows_the_response_and_runs_once():
+    """'Ring mig …' suggests a callback; two confirms run it once."""
+    from actions.models import CallbackRequest
+
+    ws = await open_socket()
+    frames = await run_turn(ws, "Ring mig imorgon på +46 70 123 45 67")
+    assert types(frames)[-3:] == ["stream_end", "response", "action_suggestion"]
+    assert not any(ch.isdigit() for ch in frames[-2]["text"])
+    suggestion = frames[-1]
+    assert suggestion["action"] == "schedule_callback"
+    assert suggestion["payload"]["phone"] == "+46 70 123 45 67"
+    assert suggestion["suggestionId"].startswith("action_") and suggestion["expiresAt"]
+
+    sid = suggestion["suggestionId"]
+    await ws.send_json_to({"type": "confirm_action", "suggestionId": sid})
+    first = await ws.receive_json_from(timeout=5)
+    await ws.send_json_to({"type": "confirm_action", "suggestionId": sid})
+    second = await ws.receive_json_from(timeout=5)
+    assert first == {
+        "type": "action_executed",
+        "suggestionId": sid,
+        "result": {
+            "success": True,
+            "ignored": False,
+            "message": "Callback scheduled to +46 70 123 45 67",
+        },
+    }
+    assert second["result"] == {"success": True, "ignored": True, "message": "Already executed"}
+    assert await _count(CallbackRequest) == 1
+    await ws.disconnect()
+
+
+async def test_reject_then_confirm_never_runs():
+    """A rejected suggestion answers success false on confirm and runs nothing."""
+    from actions.models import CallbackRequest
+
+    ws = await open_socket()
+    sid = (await run_turn(ws, "Ring upp mig"))[-1]["suggestionId"]
+    await ws.send_json_to({"type": "reject_action", "suggestionId": sid})
+    rejected = await ws.receive_json_from(timeout=5)
+    assert rejected["type"] == "action_rejected" and rejected["result"]["success"] is True
+    await ws.send_json_to({"type": "confirm_action", "suggestionId": sid})
+    confirm = await ws.receive_json_from(timeout=5)
+    assert confirm["result"]["success"] is False
+    assert await _count(CallbackRequest) == 0
+    await ws.disconnect()
+
+
+async def test_another_conversation_cannot_confirm_or_reject():
+    """A second connection gets not_found, exactly like an unknown id."""
+    owner, stranger = await open_socket(), await open_socket()
+    sid = (await run_turn(owner, "Ring mig"))[-1]["suggestionId"]
+    for kind in ("confirm_action", "reject_action"):
+        await stranger.send_json_to({"type": kind, "suggestionId": sid})
+        reply = await stranger.receive_json_from(timeout=5)
+        assert reply == {
+            "type": "error",
+            "code": "not_found",
+            "message": "No such suggestion.",
+            "suggestionId": sid,
+        }
+    await stranger.send_json_to({"type": "confirm_action", "suggestionId": "action_1_nope"})
+    assert (await stranger.receive_json_from(timeout=5))["code"] == "not_found"
+    await owner.disconnect()
+    await stranger.disconnect()
+
+
+async def test_feedback_is_acknowledged_and_bound_to_the_conversation():
+    """Feedback on an own answer is kept; on another's or an unknown one: not_found."""
+    from chat.models import Feedback
+
+    owner, stranger = await open_socket(), await open_socket()
+    await run_turn(owner, "Vad kostar premium?", message_id="q1")
+    await owner.send_json_to(
+        {"type": "feedback", "messageId": "q1", "rating": "down", "comment": "För dyrt"}
+    )
+    ack = await owner.receive_json_from(timeout=5)
+    assert ack == {"type": "feedback_received", "messageId": "q1", "rating": "down"}
+    await stranger.send_json_to({"type": "feedback", "messageId": "q1", "rating": "up"})
+    assert (await stranger.receive_json_from(timeout=5))["code"] == "not_found"
+    assert await _count(Feedback) == 1
+    await owner.disconnect()
+    await stranger.disconnect()
+
+
+async def test_same_browser_session_continues_the_conversation():
+    """Two sockets with the same session cookie share one conversation and its suggestions."""
+    session = await _new_session()
+    cookie = [(b"cookie", f"sessionid={session}".encode())]
+    first = await open_socket(headers=cookie)
+    sid = (await run_turn(first, "Ring mig"))[-1]["suggestionId"]
+    await first.disconnect()
+    await audit.drain()
+    second = await open_socket(headers=cookie)
+    await second.send_json_to({"type": "confirm_action", "suggestionId": sid})
+    assert (await second.receive_json_from(timeout=5))["result"]["ignored"] is False
+    await second.disconnect()
+
+
+# -- helpers -------------------------------------------------------------------
+
+
+async def _statuses() -> dict:
+    from asgiref.sync import sync_to_async
+
+    def read():
+        return dict(
+            Message.objects.filter(role=Message.Role.ASSISTANT).values_list("message_id", "status")
+        )
+
+    return await sync_to_async(read)()
+
+
+async def _count(model) -> int:
+    from asgiref.sync import sync_to_async
+
+    return await sync_to_async(model.objects.count)()
+
+
+async def _new_session() -> str:
+    from asgiref.sync import sync_to_async
+
+    def create():
+        store = SessionStore()
+        store.create()
+        return store.session_key
+
+    return await sync_to_async(create)()
