@@ -14,8 +14,8 @@ import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 
+from grounding.answer_check import unsupported_with_locations
 from grounding.guard import GuardedStream
-from grounding.numbers import extract_numbers
 from grounding.selectors import acurrent_index
 from grounding.verification import verify_answer
 
@@ -179,7 +179,7 @@ class Turn:
             )
             return Response(self.record.draft, self.message_id, True, Status.DONE, citations)
         unsupported = verdict.unsupported or ([guard.failed] if guard.failed else [])
-        self.record.unsupported = [_with_locations(u, index) for u in unsupported]
+        self.record.unsupported = unsupported_with_locations(unsupported, index)
         reason = verdict.reason or "Verification failed: Number mismatch"
         text = texts.localized(texts.CANNOT_VERIFY, self.language)
         return Response(text, self.message_id, False, Status.WITHHELD, citations, blocked=reason)
@@ -211,10 +211,3 @@ def _snippet_audit(snippet) -> dict:
         "text": snippet.text,
     }
 
-
-def _with_locations(unsupported, index) -> dict:
-    data = unsupported.as_dict()
-    numbers = extract_numbers(unsupported.text)
-    if numbers and not data["kb_locations"]:
-        data["kb_locations"] = index.locate(numbers[0])
-    return data

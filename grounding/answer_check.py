@@ -1,0 +1,76 @@
+"""The grounding check on a given question and answer, as staff run it.
+
+Used by ``manage.py verify_answer`` and the admin's retrieval preview: the
+same retrieval and verification the chat uses, without the LLM.
+"""
+
+from dataclasses import dataclass, field
+
+from grounding.index import KBIndex
+from grounding.numbers import extract_numbers
+from grounding.retrieval import retrieve
+from grounding.snippets import Snippet
+from grounding.verification import verify_answer
+
+
+@dataclass
+class AnswerCheck:
+    grounded: bool
+    text: str  # the answer, or the message the client would see instead
+    reason: str | None
+    citations: list[dict]
+    unsupported: list[dict]
+    snippets: list[Snippet] = field(default_factory=list)
+    category: str | None = None
+
+    def as_dict(self) -> dict:
+        return {
+            "grounded": self.grounded,
+            "text": self.text,
+            "reason": self.reason,
+            "citations": self.citations,
+            "unsupported": self.unsupported,
+            "retrieved": [
+                {"file": s.file, "line": s.start_line, "score": round(float(s.score), 4)}
+                for s in self.snippets
+            ],
+            "category": self.category,
+        }
+
+
+def unsupported_with_locations(unsupported, index: KBIndex) -> list[dict]:
+    """Each unsupported number with every KB line where it does occur."""
+    rows = []
+    for item in unsupported:
+        data = item.as_dict()
+        numbers = extract_numbers(item.text)
+        if numbers and not data["kb_locations"]:
+            data["kb_locations"] = index.locate(numbers[0])
+        rows.append(data)
+    return rows
+
+
+def answer_check(
+    *,
+    index: KBIndex,
+    question: str,
+    answer: str,
+    top_k: int | None = None,
+    threshold: float | None = None,
+    withheld_text: str = "Jag kan inte verifiera det.",
+    no_support_text: str = "Jag hittar inget stöd i kunskapsbasen.",
+) -> AnswerCheck:
+    """Retrieve for ``question`` and verify ``answer`` against what was retrieved."""
+    result = retrieve(index, question, top_k=top_k, threshold=threshold)
+    if not result.snippets:
+        return AnswerCheck(False, no_support_text, "No support", [], [], [], result.category)
+    verdict = verify_answer(answer, result.snippets, subjects=index.subjects)
+    return AnswerCheck(
+        grounded=verdict.grounded,
+        text=answer if verdict.grounded else withheld_text,
+        reason=verdict.reason,
+        citations=[c.as_dict() for c in verdict.citations],
+        unsupported=unsupported_with_locations(verdict.unsupported, index),
+        snippets=list(result.snippets),
+        category=result.category,
+    )

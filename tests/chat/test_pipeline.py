@@ -1,0 +1,147 @@
+"""The turn pipeline without a socket: events in protocol order, audit on every outcome."""
+
+from collections.abc import AsyncIterator
+
+import pytest
+
+from chat import audit
+from chat.context import ConversationContext
+from chat.events import ActionSuggested, Response, StreamDelta, StreamEnd
+from chat.llm import LLMBackend, LLMError, LLMRequest
+from chat.models import Message
+from chat.pipeline import Turn
+
+pytestmark = pytest.mark.usefixtures("indexed_kb")
+
+
+class ScriptedBackend(LLMBackend):
+    """Answers with fixed deltas, optionally failing after some of them."""
+
+    name = "scripted"
+
+    def __init__(self, deltas, fail_after: int | None = None):
+        self.deltas, self.fail_after, self.closed = list(deltas), fail_after, False
+
+    @property
+    def model(self) -> str:
+        return "scripted-1"
+
+    async def stream(self, request: LLMRequest) -> AsyncIterator[str]:
+        try:
+            for i, delta in enumerate(self.deltas):
+                if self.fail_after is not None and i == self.fail_after:
+                    raise LLMError("stream cut")
+                yield delta
+            request.usage_tokens = len(self.deltas)
+        finally:
+            self.closed = True
+
+
+async def collect(turn: Turn) -> list:
+    return [event async for event in turn.events()]
+
+
+async def assistant_row(message_id: str) -> Message:
+    from asgiref.sync import sync_to_async
+
+    await audit.drain()
+    return await sync_to_async(Message.objects.get)(
+        role=Message.Role.ASSISTANT, message_id=message_id
+    )
+
+
+async def test_grounded_answer_events_and_audit():
+    """stream* -> stream_end(done) -> response; the audit row has draft, citations, timings."""
+    backend = ScriptedBackend(["Premium ", "kostar ", "399 kr/månad", "."])
+    turn = Turn(
+        context=ConversationContext(), text="Vad kostar premium?", message_id="t1", backend=backend
+    )
+    events = await collect(turn)
+    assert isinstance(events[-1], Response) and events[-1].grounded
+    assert isinstance(events[-2], StreamEnd) and events[-2].reason == "done"
+    assert all(isinstance(e, StreamDelta) for e in events[:-2])
+    assert "".join(e.delta for e in events[:-2]) == "Premium kostar 399 kr/månad."
+    row = await assistant_row("t1")
+    assert row.status == Message.Status.DONE and row.grounded is True
+    assert row.draft == "Premium kostar 399 kr/månad."
+    assert row.citations and row.citations[0]["file"] == "kb/pricing.md"
+    assert row.retrieved and row.ttft_ms is not None and row.total_ms >= row.ttft_ms
+    assert (row.backend, row.model, row.token_count) == ("scripted", "scripted-1", 4)
+    assert row.reply_to.text == "Vad kostar premium?"
+
+
+async def test_wrong_subject_is_withheld():
+    """Premium's price attached to Basic is a wrong answer."""
+    backend = ScriptedBackend(["Basic kostar ", "399 kr/månad."])
+    turn = Turn(
+        context=ConversationContext(), text="Vad kostar basic?", message_id="t2", backend=backend
+    )
+    events = await collect(turn)
+    assert events[-1].grounded is False and events[-1].status == Message.Status.WITHHELD
+    assert "399" not in "".join(e.delta for e in events if isinstance(e, StreamDelta))
+
+
+async def test_unsupported_number_stops_the_stream_and_closes_the_backend():
+    """After the first unsupported number nothing more is streamed and the LLM is closed."""
+    backend = ScriptedBackend(["Premium kostar ", "777 kr/månad. ", "Mer ", "text ", "här."])
+    turn = Turn(
+        context=ConversationContext(), text="Vad kostar premium?", message_id="t3", backend=backend
+    )
+    events = await collect(turn)
+    streamed = "".join(e.delta for e in events if isinstance(e, StreamDelta))
+    assert "777" not in streamed and "Mer" not in streamed
+    assert backend.closed
+    response = events[-1]
+    assert response.text == "Jag kan inte verifiera det." and response.blocked
+    row = await assistant_row("t3")
+    assert row.status == Message.Status.WITHHELD
+    assert row.unsupported and row.unsupported[0]["text"].startswith("777")
+    assert row.draft.startswith("Premium kostar 777")
+
+
+async def test_llm_failure_is_a_fail_closed_answer():
+    """A backend error ends the turn with the localized fallback, recorded as error."""
+    backend = ScriptedBackend(["Premium ", "kostar"], fail_after=1)
+    turn = Turn(
+        context=ConversationContext(), text="Vad kostar premium?", message_id="t4", backend=backend
+    )
+    events = await collect(turn)
+    assert isinstance(events[-2], StreamEnd) and events[-2].reason == "done"
+    assert events[-1].status == Message.Status.ERROR and not events[-1].grounded
+    assert events[-1].text == "Jag kan inte svara just nu. Försök igen om en stund."
+    row = await assistant_row("t4")
+    assert row.status == Message.Status.ERROR and "stream cut" in row.error
+
+
+async def test_closing_the_turn_early_records_it_cancelled():
+    """A turn closed mid-stream is recorded as cancelled with what was shown so far."""
+    backend = ScriptedBackend(["Premium ", "kostar ", "399 kr/månad."])
+    turn = Turn(
+        context=ConversationContext(), text="Vad kostar premium?", message_id="t5", backend=backend
+    )
+    events = turn.events()
+    first = await anext(events)
+    assert isinstance(first, StreamDelta)
+    await events.aclose()
+    assert backend.closed
+    row = await assistant_row("t5")
+    assert row.status == Message.Status.CANCELLED and row.text == first.delta
+
+
+async def test_action_request_yields_prompt_then_suggestion():
+    """A callback request: localized prompt without numbers, then the stored suggestion."""
+    turn = Turn(context=ConversationContext(), text="Ring mig på 070-123 45 67", message_id="t6")
+    events = await collect(turn)
+    assert isinstance(events[-1], ActionSuggested)
+    assert events[-2].text == "Vill du att vi ringer upp dig? Bekräfta nedan."
+    frame = events[-1].frame()
+    assert frame["type"] == "action_suggestion" and frame["payload"]["phone"] == "070-123 45 67"
+
+
+async def test_follow_up_reuses_the_previous_query():
+    """'ja' after a pricing question retrieves the pricing context again."""
+    context = ConversationContext()
+    await collect(Turn(context=context, text="Vad kostar premium?", message_id="a"))
+    events = await collect(Turn(context=context, text="ja", message_id="b"))
+    assert events[-1].grounded is True
+    assert any(c["file"] == "kb/pricing.md" for c in events[-1].citations)

@@ -1,0 +1,85 @@
+"""Real daphne processes for end-to-end tests (browser, several processes).
+
+Each server runs the product as ``make run`` does (migrate, index the KB,
+daphne), against a database given by URL, on a free loopback port.
+"""
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from contextlib import contextmanager
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def product_env(**overrides: str) -> dict:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
+    env.pop("DJANGO_SETTINGS_MODULE", None)
+    env.update({"DJANGO_SETTINGS_MODULE": "config.settings", "WS_RATE_LIMIT": "0"})
+    env.update(overrides)
+    return env
+
+
+def manage(*args: str, env: dict) -> None:
+    subprocess.run(
+        [sys.executable, "manage.py", *args], cwd=ROOT, env=env, check=True, capture_output=True
+    )
+
+
+def prepare_database(env: dict) -> None:
+    manage("migrate", "--no-input", env=env)
+    manage("reindex_kb", "--if-empty", env=env)
+
+
+def _wait_for_port(port: int, proc: subprocess.Popen, timeout: float = 20.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"daphne exited early with {proc.returncode}")
+        with socket.socket() as sock:
+            if sock.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.05)
+    raise TimeoutError(f"daphne did not listen on {port}")
+
+
+@contextmanager
+def daphne_server(env: dict, port: int | None = None):
+    """Run daphne on 127.0.0.1; yields ``(port, process)``, stops it afterwards."""
+    port = port or free_port()
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "daphne",
+            "-b",
+            "127.0.0.1",
+            "-p",
+            str(port),
+            "config.asgi:application",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        _wait_for_port(port, proc)
+        yield port, proc
+    finally:
+        if proc.poll() is None:
+            proc.terminate()
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
