@@ -14,19 +14,18 @@ import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 
-from grounding.answer_check import unsupported_with_locations
-from grounding.guard import GuardedStream
-from grounding.selectors import acurrent_index
-from grounding.verification import verify_answer
-
 from actions.triggers import detect_action
 from chat import action_calls, audit, texts
 from chat.context import ConversationContext
 from chat.events import ActionSuggested, Event, Response, StreamDelta, StreamEnd
 from chat.llm import LLMBackend, LLMError, LLMRequest, get_backend
 from chat.models import Message
+from grounding.answer_check import unsupported_with_locations
+from grounding.guard import GuardedStream
 from grounding.retrieval import RetrievalResult, is_follow_up, retrieve
+from grounding.selectors import acurrent_index
 from grounding.text import detect_language
+from grounding.verification import verify_answer
 
 logger = logging.getLogger(__name__)
 Status = Message.Status
