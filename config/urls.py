@@ -2,9 +2,15 @@ from django.contrib import admin
 from django.urls import path
 
 from chat import views
+from grounding.preview import retrieval_preview
 
 urlpatterns = [
     path("", views.chat_page, name="chat"),
     path("history/", views.chat_history, name="chat-history"),
+    path(
+        "admin/retrieval-preview/",
+        admin.site.admin_view(retrieval_preview),
+        name="retrieval-preview",
+    ),
     path("admin/", admin.site.urls),
 ]
