@@ -12,6 +12,7 @@ import logging
 import re
 import time
 from collections.abc import AsyncIterator
+from contextlib import aclosing
 from dataclasses import dataclass, field
 
 from actions.triggers import detect_action
@@ -87,11 +88,10 @@ class Turn:
         """The turn's events, in protocol order; persists the turn when it ends."""
         try:
             trigger = detect_action(self.question)
-            if trigger is not None:
-                async for event in self._action_turn(trigger):
-                    yield event
-            else:
-                async for event in self._answer_turn():
+            steps = self._action_turn(trigger) if trigger else self._answer_turn()
+            # aclosing: an early close reaches the LLM stream at once, not at GC time.
+            async with aclosing(steps):
+                async for event in steps:
                     yield event
         finally:
             if self.record.status is None:

@@ -5,6 +5,9 @@ environment here (django-environ, an optional ``.env`` file beside
 ``manage.py``). App modules read ``django.conf.settings`` lazily.
 """
 
+import os
+import tempfile
+import warnings
 from pathlib import Path
 
 import environ
@@ -79,8 +82,11 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
             "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
         }
     )
-    # A file, not memory: threads and live servers in tests share it.
-    DATABASES["default"]["TEST"] = {"NAME": str(BASE_DIR / ".test-db.sqlite3")}
+    # A file, not memory, so threads in tests share it; one per test process so
+    # two runs side by side do not delete each other's database.
+    DATABASES["default"]["TEST"] = {
+        "NAME": str(Path(tempfile.gettempdir()) / f"support-agent-test-{os.getpid()}.sqlite3")
+    }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # Channel layer: in memory for one process; Redis when REDIS_URL is set.
@@ -115,6 +121,8 @@ STATIC_ROOT = BASE_DIR / "staticfiles"
 # collectstatic; production can run collectstatic and turn this off.
 WHITENOISE_USE_FINDERS = env.bool("WHITENOISE_USE_FINDERS", default=True)
 WHITENOISE_AUTOREFRESH = DEBUG
+# Without collectstatic there is no STATIC_ROOT; the finders serve everything.
+warnings.filterwarnings("ignore", message="No directory at: ")
 
 SESSION_COOKIE_AGE = env.int("SESSION_COOKIE_AGE", default=60 * 60 * 24 * 30)
 

@@ -31,18 +31,37 @@ def parse_delay(value: str) -> tuple[float, float]:
 
 
 def best_line(question: str, request: LLMRequest) -> str:
-    """The snippet line sharing most terms with the question (earlier snippets win ties)."""
-    wanted = set(content_terms(question))
-    best, best_score = "", -1.0
+    """The snippet line that best answers the question.
+
+    Lines sharing more terms with the question win; a line that states a
+    fact (has a digit) beats a lead-in sentence with the same overlap, and
+    earlier (better-ranked) snippets win ties.
+    """
+    # One group of stems per question word, so a word counts once whatever its forms.
+    wanted = [set(content_terms(word)) for word in question.split()]
+    wanted = [group for group in wanted if group]
+    best, best_score = "", 0.0
     for rank, snippet in enumerate(request.snippets):
         for _, line in snippet.lines():
             text = line.strip()
             if not text or text.startswith("#") or set(text) <= set("|-: "):
                 continue
-            score = len(wanted & set(content_terms(text))) - rank * 0.01
+            terms = set(content_terms(text))
+            overlap = sum(1 for group in wanted if group & terms)
+            if not overlap:
+                continue
+            score = overlap + 0.5 * any(ch.isdigit() for ch in text) - rank * 0.1
             if score > best_score:
                 best, best_score = text, score
-    return best
+    return best or _first_line(request)
+
+
+def _first_line(request: LLMRequest) -> str:
+    for snippet in request.snippets:
+        for _, line in snippet.lines():
+            if line.strip() and not line.lstrip().startswith("#"):
+                return line.strip()
+    return ""
 
 
 def clean(line: str) -> str:

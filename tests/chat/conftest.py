@@ -10,10 +10,10 @@ def indexed_kb(transactional_db, settings):
     from grounding import selectors
     from grounding.services import kb_reindex
 
-    selectors.reset_cache()
+    selectors.clear_index_cache()
     kb_reindex(kb_dir=settings.KB_DIR)
     yield
-    selectors.reset_cache()
+    selectors.clear_index_cache()
 
 
 async def open_socket(path: str = "/ws/chat/", headers=None) -> WebsocketCommunicator:

@@ -45,7 +45,7 @@ async def assistant_row(message_id: str) -> Message:
     from asgiref.sync import sync_to_async
 
     await audit.drain()
-    return await sync_to_async(Message.objects.get)(
+    return await sync_to_async(Message.objects.select_related("reply_to").get)(
         role=Message.Role.ASSISTANT, message_id=message_id
     )
 

@@ -1,0 +1,116 @@
+"""What each confirmed action does: one function per action type.
+
+An executor is called only by ``services.suggestion_confirm``, after the claim
+on the suggestion has committed, inside a transaction of its own: the rows it
+writes commit together with the execution's result or not at all. It works only
+from the suggestion (whose payload is exactly what the user approved) and
+raises ``ActionFailed`` with a message fit for the user when it cannot act.
+"""
+
+import datetime as dt
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from actions import sms
+from actions.models import ActionType, CallbackRequest, SmsMessage, Suggestion, SupportTicket
+from chat.models import Language, Message
+
+
+class ActionFailed(Exception):
+    """The action could not be carried out; ``str(exc)`` is shown to the user."""
+
+
+@dataclass(frozen=True, slots=True)
+class ExecutorOutcome:
+    message: str
+    result: dict = field(default_factory=dict)
+
+
+SMS_BODIES = {
+    Language.SWEDISH: (
+        "Hej! Du bad kundtjänsten om ett sms. Svara på det här meddelandet "
+        "så hjälper vi dig vidare."
+    ),
+    Language.ENGLISH: (
+        "Hello! You asked customer support for a text message. Reply to this "
+        "message and we will help you further."
+    ),
+}
+TICKET_SUBJECT_CHARS = 80
+
+
+def schedule_callback(suggestion: Suggestion, *, now: dt.datetime) -> ExecutorOutcome:
+    """Record a callback request for staff; the number is optional (they can reply in chat)."""
+    phone = suggestion.payload.get("phone", "")
+    callback = CallbackRequest.objects.create(
+        suggestion=suggestion,
+        conversation_id=suggestion.conversation_id,
+        phone=phone,
+        phone_e164=suggestion.payload.get("phone_e164", ""),
+        created_at=now,
+    )
+    message = f"Callback scheduled to {phone}" if phone else "Callback scheduled"
+    return ExecutorOutcome(message=message, result={"callback_id": callback.pk})
+
+
+def send_sms(suggestion: Suggestion, *, now: dt.datetime) -> ExecutorOutcome:
+    """Send an SMS to the number in the payload through the configured backend."""
+    to = suggestion.payload.get("phone_e164", "")
+    if not to:
+        raise ActionFailed("No phone number to send the SMS to")
+    language = suggestion.conversation.language
+    body = suggestion.payload.get("body") or SMS_BODIES.get(language, SMS_BODIES[Language.SWEDISH])
+    # The log row first, the send last: if the provider refuses, the row rolls
+    # back with the transaction and the execution is recorded as failed.
+    logged = SmsMessage.objects.create(
+        suggestion=suggestion,
+        conversation_id=suggestion.conversation_id,
+        to=to,
+        body=body,
+        backend=sms.backend_path(),
+        sent_at=now,
+    )
+    sms.get_backend().send(to=to, body=body)
+    shown = suggestion.payload.get("phone") or to
+    return ExecutorOutcome(message=f"SMS sent to {shown}", result={"sms_id": logged.pk})
+
+
+def create_ticket(suggestion: Suggestion, *, now: dt.datetime) -> ExecutorOutcome:
+    """Open a support ticket holding the customer's own words."""
+    description = _source_text(suggestion)
+    subject = " ".join(description.split())[:TICKET_SUBJECT_CHARS] or "Support request from chat"
+    ticket = SupportTicket.objects.create(
+        suggestion=suggestion,
+        conversation_id=suggestion.conversation_id,
+        subject=subject,
+        description=description,
+        phone=suggestion.payload.get("phone", ""),
+        phone_e164=suggestion.payload.get("phone_e164", ""),
+        created_at=now,
+    )
+    return ExecutorOutcome(
+        message=f"Ticket {ticket.reference} created",
+        result={"ticket_id": ticket.pk, "reference": ticket.reference},
+    )
+
+
+def _source_text(suggestion: Suggestion) -> str:
+    if not suggestion.source_message_id:
+        return ""
+    source = (
+        Message.objects.filter(
+            conversation_id=suggestion.conversation_id,
+            message_id=suggestion.source_message_id,
+            role=Message.Role.USER,
+        )
+        .order_by("created_at")
+        .first()
+    )
+    return source.text if source else ""
+
+
+EXECUTORS: dict[str, Callable[..., ExecutorOutcome]] = {
+    ActionType.SCHEDULE_CALLBACK: schedule_callback,
+    ActionType.SEND_SMS: send_sms,
+    ActionType.CREATE_TICKET: create_ticket,
+}

@@ -1,0 +1,234 @@
+import math
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from chat.llm.base import Exchange, LLMRequest
+from chat.llm.prompt import (
+    assemble,
+    build_messages,
+    estimate_messages_tokens,
+    estimate_tokens,
+    prompt_language,
+)
+from grounding.snippets import Snippet
+
+PRICING = Snippet("kb/pricing.md", "## Priser\nBasic: 99 kr/månad\n", 3, heading="Priser")
+CONTACT = Snippet("kb/contact.md", "Ring 08-123 45 67.", 1)
+
+SWEDISH_SYSTEM = (
+    "Du är kundtjänstassistent för företaget. Svara på svenska.\n"
+    "Regler:\n"
+    "- Svara endast utifrån den numrerade kontexten nedan, aldrig utifrån annan kunskap.\n"
+    "- Skriv varje tal (priser, telefonnummer, datum, tider, procentsatser) exakt som "
+    "kontexten skriver det. Räkna inte om, avrunda inte och hitta aldrig på tal.\n"
+    "- Om kontexten inte besvarar frågan, svara exakt: Jag hittar inget stöd i kunskapsbasen.\n"
+    "- Skriv inga webbadresser eller länkar.\n"
+    "- Hänvisa inte till kontextens nummer, som [1].\n"
+    "- Svara kort och vänligt.\n"
+    "\n"
+    "Kontext:\n"
+    "[1] kb/pricing.md (Priser)\n"
+    "## Priser\n"
+    "Basic: 99 kr/månad\n"
+    "\n"
+    "[2] kb/contact.md\n"
+    "Ring 08-123 45 67."
+)
+
+ENGLISH_SYSTEM = (
+    "You are the company's customer support assistant. Answer in English.\n"
+    "Rules:\n"
+    "- Answer only from the numbered context below, never from other knowledge.\n"
+    "- Write every number (prices, phone numbers, dates, times, percentages) exactly as "
+    "the context writes it. Do not convert, round or invent numbers.\n"
+    "- If the context does not answer the question, answer exactly: "
+    "I couldn't find any references to this in the knowledge base.\n"
+    "- Do not write URLs or links.\n"
+    "- Do not refer to the context numbers, such as [1].\n"
+    "- Keep the answer short and friendly.\n"
+    "\n"
+    "Context:\n"
+    "[1] kb/contact.md\n"
+    "Ring 08-123 45 67."
+)
+
+
+def exchanges(count: int) -> list[Exchange]:
+    return [Exchange(f"Fråga {n}?", f"Svar {n}.") for n in range(1, count + 1)]
+
+
+def test_swedish_prompt_is_pinned():
+    """A Swedish turn: instructions, numbered snippets with files, history, then the question."""
+    request = LLMRequest(
+        question="Och Premium?",
+        snippets=[PRICING, CONTACT],
+        language="sv",
+        history=[Exchange("Vad kostar Basic?", "Basic kostar 99 kr/månad.")],
+    )
+
+    assert build_messages(request, token_budget=6000) == [
+        {"role": "system", "content": SWEDISH_SYSTEM},
+        {"role": "user", "content": "Vad kostar Basic?"},
+        {"role": "assistant", "content": "Basic kostar 99 kr/månad."},
+        {"role": "user", "content": "Och Premium?"},
+    ]
+
+
+def test_english_prompt_is_pinned():
+    """An English conversation gets the English instructions and no-support sentence."""
+    request = LLMRequest(question="What is the phone number?", snippets=[CONTACT], language="en")
+
+    assert build_messages(request, token_budget=6000) == [
+        {"role": "system", "content": ENGLISH_SYSTEM},
+        {"role": "user", "content": "What is the phone number?"},
+    ]
+
+
+def test_regional_english_is_english_and_anything_else_swedish():
+    """``en-GB`` is English; an unknown language falls back to Swedish, the default."""
+    assert prompt_language("en-GB") == "en"
+    assert prompt_language("EN") == "en"
+    assert prompt_language("sv") == "sv"
+    assert prompt_language("de") == "sv"
+
+
+def test_empty_context_is_said_explicitly():
+    """Without snippets the context section says so instead of being blank."""
+    request = LLMRequest(question="Hej?", snippets=[], language="en")
+
+    system = build_messages(request, token_budget=6000)[0]["content"]
+
+    assert system.endswith("Context:\n(no context)")
+
+
+def test_only_the_last_exchanges_are_sent():
+    """Of seven earlier exchanges only the five most recent go to the model, oldest first."""
+    request = LLMRequest(question="Nu?", snippets=[PRICING], history=exchanges(7))
+
+    messages = build_messages(request, token_budget=6000, history_exchanges=5)
+
+    sent = [m["content"] for m in messages[1:-1] if m["role"] == "user"]
+    assert sent == ["Fråga 3?", "Fråga 4?", "Fråga 5?", "Fråga 6?", "Fråga 7?"]
+
+
+def test_zero_history_exchanges_sends_no_history():
+    """``history_exchanges=0`` sends the system message and the question only."""
+    request = LLMRequest(question="Nu?", snippets=[PRICING], history=exchanges(3))
+
+    messages = build_messages(request, token_budget=6000, history_exchanges=0)
+
+    assert [m["role"] for m in messages] == ["system", "user"]
+
+
+def test_history_is_trimmed_before_snippets():
+    """Over the budget, the oldest exchanges go first and every snippet stays."""
+    history = [Exchange("x" * 400, "y" * 400) for _ in range(3)]
+    request = LLMRequest(question="Nu?", snippets=[PRICING, CONTACT], history=history)
+    full = build_messages(request, token_budget=100_000)
+    one_exchange_cost = estimate_tokens("x" * 400) + estimate_tokens("y" * 400) + 8
+
+    messages = build_messages(
+        request, token_budget=estimate_messages_tokens(full) - one_exchange_cost
+    )
+
+    assert len(messages) == len(full) - 2
+    assert messages[0] == full[0]
+
+
+def test_lowest_ranked_snippets_go_after_all_history():
+    """When dropping history is not enough, the last-ranked snippets are dropped."""
+    snippets = [Snippet(f"kb/{n}.md", f"Rad {n} " * 40, 1) for n in range(1, 4)]
+    request = LLMRequest(question="Nu?", snippets=snippets, history=exchanges(2))
+    two_snippets = assemble(language="sv", snippets=snippets[:2], history=[], question="Nu?")
+
+    messages = build_messages(request, token_budget=estimate_messages_tokens(two_snippets))
+
+    assert messages == two_snippets
+
+
+def test_best_snippet_and_question_survive_any_budget():
+    """A budget too small for anything still sends the instructions, best snippet and question."""
+    request = LLMRequest(question="Nu?", snippets=[PRICING, CONTACT], history=exchanges(2))
+
+    messages = build_messages(request, token_budget=1)
+
+    assert messages == assemble(language="sv", snippets=[PRICING], history=[], question="Nu?")
+
+
+def test_token_estimate_is_a_quarter_of_the_characters_rounded_up():
+    """Four characters make a token; a partial token counts as a whole one."""
+    assert estimate_tokens("") == 0
+    assert estimate_tokens("abcd") == 1
+    assert estimate_tokens("abcde") == 2
+
+
+@given(st.text(max_size=500))
+def test_token_estimate_matches_its_definition(text):
+    """For any text the estimate is ceil(characters / 4)."""
+    assert estimate_tokens(text) == math.ceil(len(text) / 4)
+
+
+snippet_strategy = st.builds(
+    Snippet,
+    file=st.sampled_from(["kb/pricing.md", "kb/contact.md", "kb/hours.md"]),
+    text=st.text(min_size=1, max_size=300),
+    start_line=st.integers(min_value=1, max_value=50),
+    heading=st.text(max_size=20),
+)
+exchange_strategy = st.builds(
+    Exchange, question=st.text(max_size=200), answer=st.text(max_size=200)
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    question=st.text(min_size=1, max_size=200),
+    snippets=st.lists(snippet_strategy, max_size=5),
+    history=st.lists(exchange_strategy, max_size=8),
+    language=st.sampled_from(["sv", "en"]),
+    budget=st.integers(min_value=0, max_value=1500),
+    history_exchanges=st.integers(min_value=0, max_value=6),
+)
+def test_trimming_keeps_a_greedy_prefix_of_snippets_and_suffix_of_history(
+    question, snippets, history, language, budget, history_exchanges
+):
+    """The result is the best snippets and the latest exchanges that fit, dropped in order."""
+    request = LLMRequest(question=question, snippets=snippets, language=language, history=history)
+
+    messages = build_messages(request, token_budget=budget, history_exchanges=history_exchanges)
+
+    cap = min(len(history), history_exchanges)
+    candidates = [
+        (kept_snippets, kept_history)
+        for kept_snippets in range(len(snippets) + 1)
+        for kept_history in range(cap + 1)
+        if messages
+        == assemble(
+            language=language,
+            snippets=snippets[:kept_snippets],
+            history=history[len(history) - kept_history :],
+            question=question,
+        )
+    ]
+    assert candidates, "the result is not a prefix of the snippets plus a suffix of the history"
+    kept_snippets, kept_history = max(candidates)
+    assert messages[-1] == {"role": "user", "content": question}
+    assert kept_snippets >= min(1, len(snippets))
+    if kept_snippets < len(snippets):
+        assert kept_history == 0
+    fits = estimate_messages_tokens(messages) <= budget
+    assert fits or (kept_history == 0 and kept_snippets <= 1)
+    if kept_history < cap:
+        one_more = assemble(
+            language=language,
+            snippets=snippets,
+            history=history[len(history) - kept_history - 1 :],
+            question=question,
+        )
+        assert estimate_messages_tokens(one_more) > budget
+    if kept_snippets < len(snippets):
+        one_more = assemble(
+            language=language, snippets=snippets[: kept_snippets + 1], history=[], question=question
+        )
+        assert estimate_messages_tokens(one_more) > budget
