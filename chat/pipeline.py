@@ -209,4 +209,3 @@ def _snippet_audit(snippet) -> dict:
         "score": round(float(snippet.score), 4),
         "text": snippet.text,
     }
-
