@@ -7,21 +7,9 @@ from django.http import HttpRequest
 
 from actions.models import CallbackRequest, Execution, SmsMessage, Suggestion, SupportTicket
 from actions.services import suggestions_expire
+from chat.admin_tools import ReadOnlyAdminMixin, export_jsonl
 
 TICKET_REFERENCE_RE = re.compile(r"^T-?(\d+)$", re.IGNORECASE)
-
-
-class ReadOnlyAdminMixin:
-    """Audit rows are viewed, never added, changed or deleted (bulk actions included)."""
-
-    def has_add_permission(self, request: HttpRequest, obj=None) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
-        return False
 
 
 class ExecutionInline(ReadOnlyAdminMixin, admin.StackedInline):
@@ -43,6 +31,7 @@ class ExecutionInline(ReadOnlyAdminMixin, admin.StackedInline):
 
 @admin.register(Suggestion)
 class SuggestionAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
+    actions = [export_jsonl]
     list_display = [
         "suggestion_id",
         "action",
@@ -82,6 +71,7 @@ class SuggestionAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
 
 @admin.register(Execution)
 class ExecutionAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
+    actions = [export_jsonl]
     list_display = [
         "suggestion",
         "action",
@@ -116,6 +106,8 @@ class ExecutionAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
 
 class ArtifactAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
     """Common shape of callbacks, SMS and tickets: found by suggestion id or phone."""
+
+    actions = [export_jsonl]
 
     list_select_related = ["suggestion", "conversation"]
     search_fields = ["=suggestion__suggestion_id"]
