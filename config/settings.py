@@ -132,7 +132,7 @@ LOGGING = {
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": env("LOG_LEVEL", default="INFO")},
-    "loggers": {"django": {"level": "INFO"}},
+    "loggers": {"django": {"level": "INFO"}, "bm25s": {"level": "WARNING"}},
 }
 
 # --- Product settings -------------------------------------------------------

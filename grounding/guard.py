@@ -1,0 +1,101 @@
+"""Stream an answer without leaking an unverified number.
+
+Pure: no ORM, no I/O. Prose goes out as it arrives; from the first digit of a
+sentence on, the text is held until the sentence is complete, then its
+numbers are checked by ``AnswerChecker.check_sentence`` (the function
+``verify_answer`` uses) and the sentence is released, or the stream stops at
+the first unsupported number.
+"""
+
+import re
+from collections.abc import Sequence
+
+from grounding.snippets import Snippet, UnsupportedNumber
+from grounding.verification import AnswerChecker, failure_reason, find_sentence_end
+
+_DIGIT = re.compile(r"\d")
+# Held back with the digits that follow them: "+46", "-5", "(08)", ".5".
+_NUMBER_LEAD = "+-\u2212(.,"
+
+
+class GuardedStream:
+    """Feed the LLM's deltas in; get back only what is safe to send."""
+
+    def __init__(self, snippets: Sequence[Snippet], *, subjects: frozenset[str] = frozenset()):
+        self._checker = AnswerChecker(snippets, subjects=subjects)
+        self.failed: UnsupportedNumber | None = None
+        self._released: list[str] = []
+        self._sentence = ""  # the sentence being received, released part included
+        self._sent = 0  # how much of it has been released
+        self._scan = 0  # where its end is looked for next
+        self._holding = False  # a digit arrived: the rest waits for the sentence end
+        self._finished = False
+
+    @property
+    def released(self) -> str:
+        """Everything released so far."""
+        return "".join(self._released)
+
+    @property
+    def reason(self) -> str | None:
+        """The client-facing reason the stream stopped, if it did."""
+        return failure_reason(self.failed) if self.failed is not None else None
+
+    def feed(self, delta: str) -> str:
+        """Take the next delta; return the text that is safe to send now (maybe "")."""
+        if self.failed is not None or self._finished or not delta:
+            return ""
+        self._sentence += delta
+        out: list[str] = []
+        while True:
+            end, self._scan = find_sentence_end(self._sentence, self._scan)
+            if end is None:
+                break
+            if not self._close_sentence(self._sentence[:end], out):
+                return self._emit(out)
+            self._start_sentence(self._sentence[end:])
+        self._release_prose(out)
+        return self._emit(out)
+
+    def finish(self) -> str:
+        """The answer is complete: verify and return the rest, or "" if it fails."""
+        if self.failed is not None or self._finished:
+            return ""
+        self._finished = True
+        out: list[str] = []
+        if self._sentence:
+            self._close_sentence(self._sentence, out)
+            self._sentence = ""
+        return self._emit(out)
+
+    def _start_sentence(self, text: str) -> None:
+        self._sentence, self._sent, self._scan, self._holding = text, 0, 0, False
+
+    def _close_sentence(self, sentence: str, out: list[str]) -> bool:
+        for check in self._checker.check_sentence(sentence):
+            if check.unsupported is not None:
+                self.failed = check.unsupported
+                return False
+        out.append(sentence[self._sent :])
+        return True
+
+    def _release_prose(self, out: list[str]) -> None:
+        if self._holding:
+            return
+        digit = _DIGIT.search(self._sentence, self._sent)
+        if digit is not None:
+            self._holding = True
+            cut = digit.start()
+        else:
+            cut = len(self._sentence)
+        while cut > self._sent and self._sentence[cut - 1] in _NUMBER_LEAD:
+            cut -= 1
+        if cut > self._sent:
+            out.append(self._sentence[self._sent : cut])
+            self._sent = cut
+
+    def _emit(self, out: list[str]) -> str:
+        text = "".join(out)
+        if text:
+            self._released.append(text)
+        return text

@@ -1,0 +1,128 @@
+"""Reads of the KB index: the process-wide in-memory index, kept current.
+
+Each call reads the version row (one cheap query); only when the version
+moved does it reload every chunk, in one query. So a ``reindex_kb`` run in
+any process reaches every server process at its next question, without a
+restart.
+"""
+
+import threading
+from datetime import datetime
+
+from channels.db import database_sync_to_async
+
+from grounding.index import ChunkRecord, KBIndex
+from grounding.models import KBChunk, KBDocument, KBIndexState
+
+# The version with the time of its bump: a version number alone repeats when
+# a database is recreated (every test database starts at 0 again).
+StateKey = tuple[int, datetime | None]
+
+_lock = threading.Lock()
+_cached: tuple[StateKey, KBIndex] | None = None
+_RELOAD_ATTEMPTS = 5
+
+_CHUNK_FIELDS = (
+    "id",
+    "text",
+    "heading",
+    "start_line",
+    "end_line",
+    "document__path",
+    "document__title",
+    "document__category",
+    "document__language",
+    "document__keywords",
+)
+
+
+def _load_records() -> list[ChunkRecord]:
+    rows = KBChunk.objects.order_by("document__path", "ordinal").values_list(*_CHUNK_FIELDS)
+    return [
+        ChunkRecord(
+            chunk_id=chunk_id,
+            text=text,
+            heading=heading,
+            start_line=start_line,
+            end_line=end_line,
+            file=path,
+            title=title,
+            category=category,
+            language=language,
+            keywords=tuple(keywords or ()),
+        )
+        for (
+            chunk_id,
+            text,
+            heading,
+            start_line,
+            end_line,
+            path,
+            title,
+            category,
+            language,
+            keywords,
+        ) in rows
+    ]
+
+
+def _state_key() -> StateKey:
+    row = (
+        KBIndexState.objects.filter(pk=KBIndexState.SINGLETON_ID)
+        .values_list("version", "updated_at")
+        .first()
+    )
+    return row if row is not None else (0, None)
+
+
+def _load_index(key: StateKey) -> tuple[StateKey, KBIndex]:
+    """The index of state ``key``, read consistently without a read transaction.
+
+    The chunks come from one statement, so they are one snapshot; reading the
+    state again afterwards proves no reindex committed in between (a read
+    transaction would take the write lock on SQLite in IMMEDIATE mode).
+    """
+    for _ in range(_RELOAD_ATTEMPTS):
+        records = _load_records()
+        after = _state_key()
+        if after == key:
+            return key, KBIndex(records, version=key[0])
+        key = after
+    # Reindexes keep committing: the records are still one snapshot, kept
+    # under a key that matches nothing, so the next call reloads.
+    return (-1, None), KBIndex(records, version=key[0])
+
+
+def current_index() -> KBIndex:
+    """The in-memory index of the current KB version (thread safe, cached per process)."""
+    global _cached
+    key = _state_key()
+    cached = _cached
+    if cached is not None and cached[0] == key:
+        return cached[1]
+    with _lock:
+        if _cached is None or _cached[0] != key:
+            _cached = _load_index(key)
+        return _cached[1]
+
+
+async def acurrent_index() -> KBIndex:
+    """``current_index`` for async code (runs in a worker thread)."""
+    return await database_sync_to_async(current_index, thread_sensitive=False)()
+
+
+def index_version() -> int:
+    """The current version of the index (0 before the first reindex)."""
+    return _state_key()[0]
+
+
+def index_is_empty() -> bool:
+    """Whether no KB document has been indexed yet."""
+    return not KBDocument.objects.exists()
+
+
+def clear_index_cache() -> None:
+    """Forget the cached index (tests, and after swapping databases)."""
+    global _cached
+    with _lock:
+        _cached = None

@@ -1,0 +1,257 @@
+"""Writes to the KB index: ``kb_reindex`` turns the markdown files into rows.
+
+The swap is atomic: every change of one run (documents added, chunks
+replaced, documents removed, the version bumped) commits in one
+transaction, so a reader sees the old index or the new one, never a mix.
+Server processes notice the new version and reload (see ``selectors``).
+"""
+
+import hashlib
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from grounding.chunking import Chunk, chunk_markdown, first_heading, parse_front_matter
+from grounding.index import ChunkRecord
+from grounding.models import KBChunk, KBDocument, KBIndexState, Language
+from grounding.selectors import index_version
+from grounding.text import detect_language
+
+KB_PREFIX = "kb"
+_BATCH = 500  # rows per bulk statement and ids per IN (...) list
+
+Progress = Callable[[str], None]
+
+
+class KBDirectoryNotFound(Exception):
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class ReindexSummary:
+    added: int
+    changed: int
+    unchanged: int
+    removed: int
+    chunks: int  # chunks in the index after the run
+    seconds: float
+    version: int
+
+    @property
+    def changed_anything(self) -> bool:
+        return bool(self.added or self.changed or self.removed)
+
+    def __str__(self) -> str:
+        return (
+            f"{self.added} added, {self.changed} changed, {self.unchanged} unchanged, "
+            f"{self.removed} removed; {self.chunks} chunks; version {self.version}; "
+            f"{self.seconds:.2f} s"
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class SourceFile:
+    path: str  # "kb/<relative path>"
+    text: str
+    content_hash: str
+
+
+@dataclass(frozen=True, slots=True)
+class _Plan:
+    added: list[SourceFile]
+    changed: list[tuple[int, SourceFile]]  # (document id, new content)
+    unchanged: int
+    removed: list[tuple[int, str]]  # (document id, path)
+
+    @property
+    def is_empty(self) -> bool:
+        return not (self.added or self.changed or self.removed)
+
+
+def read_kb_dir(kb_dir: Path) -> dict[str, SourceFile]:
+    """Every ``*.md`` file under ``kb_dir`` (hidden folders skipped), by KB path."""
+    kb_dir = Path(kb_dir)
+    if not kb_dir.is_dir():
+        raise KBDirectoryNotFound(f"KB directory not found: {kb_dir}")
+    sources = {}
+    for file in sorted(kb_dir.rglob("*.md")):
+        relative = file.relative_to(kb_dir)
+        if not file.is_file() or any(part.startswith(".") for part in relative.parts):
+            continue
+        data = file.read_bytes()
+        text = data.decode("utf-8-sig", errors="replace").replace("\r\n", "\n").replace("\r", "\n")
+        path = f"{KB_PREFIX}/{relative.as_posix()}"
+        sources[path] = SourceFile(path=path, text=text, content_hash=_hash(data))
+    return sources
+
+
+def _hash(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _plan(sources: dict[str, SourceFile], existing: dict[str, tuple[int, str]]) -> _Plan:
+    added, changed, unchanged = [], [], 0
+    for path, source in sources.items():
+        if path not in existing:
+            added.append(source)
+        elif existing[path][1] != source.content_hash:
+            changed.append((existing[path][0], source))
+        else:
+            unchanged += 1
+    removed = [(doc_id, path) for path, (doc_id, _) in existing.items() if path not in sources]
+    return _Plan(added=added, changed=changed, unchanged=unchanged, removed=removed)
+
+
+def _existing_documents() -> dict[str, tuple[int, str]]:
+    return {
+        path: (doc_id, content_hash)
+        for doc_id, path, content_hash in KBDocument.objects.values_list(
+            "id", "path", "content_hash"
+        )
+    }
+
+
+def document_fields(source: SourceFile) -> dict:
+    """Title, category, keywords and language from front matter, folders and text."""
+    front = parse_front_matter(source.text)
+    folders = list(PurePosixPath(source.path).parts[1:-1])
+    language_folders = [f for f in folders if f in Language.values]
+    topic_folders = [f for f in folders if f not in Language.values]
+    language = front.get("lang") or front.get("language")
+    if language not in Language.values:
+        language = language_folders[0] if language_folders else detect_language(source.text)
+    return {
+        "title": (
+            front.get("title") or first_heading(source.text) or PurePosixPath(source.path).stem
+        )[:300],
+        "category": (front.get("category") or (topic_folders[0] if topic_folders else ""))[:100],
+        "keywords": list(front.get_list("keywords")),
+        "language": language,
+        "content_hash": source.content_hash,
+    }
+
+
+def _chunk(source: SourceFile) -> list[Chunk]:
+    return chunk_markdown(
+        source.text, size=settings.KB_CHUNK_SIZE, overlap=settings.KB_CHUNK_OVERLAP
+    )
+
+
+def source_records(source: SourceFile) -> list[ChunkRecord]:
+    """The index records of one file as a reindex would store them, without the database.
+
+    For building an in-memory index straight from files (tests, benchmarks).
+    """
+    fields = document_fields(source)
+    return [
+        ChunkRecord(
+            file=source.path,
+            text=chunk.text,
+            start_line=chunk.start_line,
+            end_line=chunk.end_line,
+            heading=chunk.heading[:500],
+            category=fields["category"],
+            language=fields["language"],
+            title=fields["title"],
+            keywords=tuple(fields["keywords"]),
+        )
+        for chunk in _chunk(source)
+    ]
+
+
+def _chunks_for(document: KBDocument, source: SourceFile) -> list[KBChunk]:
+    return [
+        KBChunk(
+            document=document,
+            ordinal=chunk.ordinal,
+            heading=chunk.heading[:500],
+            text=chunk.text,
+            start_line=chunk.start_line,
+            end_line=chunk.end_line,
+        )
+        for chunk in _chunk(source)
+    ]
+
+
+def _batches(ids: list[int]) -> Iterable[list[int]]:
+    for start in range(0, len(ids), _BATCH):
+        yield ids[start : start + _BATCH]
+
+
+def kb_reindex(*, kb_dir: Path, progress: Progress | None = None) -> ReindexSummary:
+    """Bring the index in line with the markdown files under ``kb_dir``.
+
+    Unchanged files (same SHA-256) are skipped; a run that changes nothing
+    writes nothing and keeps the version. Otherwise all writes and the
+    version bump commit together. Concurrent runs queue on the state row's
+    lock (and on SQLite's write lock), and each re-plans inside its
+    transaction, so they never undo each other.
+    """
+    started = time.perf_counter()
+    report = progress or (lambda message: None)
+    sources = read_kb_dir(kb_dir)
+    report(f"Read {len(sources)} markdown files from {kb_dir}")
+    plan = _plan(sources, _existing_documents())
+    if plan.is_empty:
+        version = index_version()
+    else:
+        plan, version = _apply(sources, report)
+    return ReindexSummary(
+        added=len(plan.added),
+        changed=len(plan.changed),
+        unchanged=plan.unchanged,
+        removed=len(plan.removed),
+        chunks=KBChunk.objects.count(),
+        seconds=time.perf_counter() - started,
+        version=version,
+    )
+
+
+@transaction.atomic
+def _apply(sources: dict[str, SourceFile], report: Progress) -> tuple[_Plan, int]:
+    state, _ = KBIndexState.objects.select_for_update().get_or_create(pk=KBIndexState.SINGLETON_ID)
+    # Planned again under the lock: another run may have committed meanwhile.
+    plan = _plan(sources, _existing_documents())
+    if plan.is_empty:
+        return plan, state.version
+    now = timezone.now()
+
+    for ids in _batches([doc_id for doc_id, _ in plan.removed]):
+        KBDocument.objects.filter(id__in=ids).delete()
+    for ids in _batches([doc_id for doc_id, _ in plan.changed]):
+        KBChunk.objects.filter(document_id__in=ids).delete()
+
+    changed_documents = []
+    for doc_id, source in plan.changed:
+        fields = document_fields(source)
+        document = KBDocument(id=doc_id, path=source.path, indexed_at=now, **fields)
+        changed_documents.append((document, source))
+    KBDocument.objects.bulk_update(
+        [document for document, _ in changed_documents],
+        ["title", "category", "keywords", "language", "content_hash", "indexed_at"],
+        batch_size=_BATCH,
+    )
+
+    added_documents = [
+        (KBDocument(path=source.path, indexed_at=now, **document_fields(source)), source)
+        for source in plan.added
+    ]
+    KBDocument.objects.bulk_create([document for document, _ in added_documents], batch_size=_BATCH)
+
+    chunks = []
+    for document, source in changed_documents + added_documents:
+        new_chunks = _chunks_for(document, source)
+        report(f"Indexed {source.path}: {len(new_chunks)} chunks")
+        chunks.extend(new_chunks)
+    KBChunk.objects.bulk_create(chunks, batch_size=_BATCH)
+
+    for _, path in plan.removed:
+        report(f"Removed {path}")
+    state.version += 1
+    state.save(update_fields=["version", "updated_at"])
+    return plan, state.version

@@ -1,0 +1,299 @@
+"""Subjects: the things a KB states numbers about (plans, products, services).
+
+Pure: no ORM, no I/O. The vocabulary comes from the KB's own structure
+(``Label:`` at the start of a line or list item, ``**bold**`` labels, first
+cells of table rows, headings), so no list of products is hard-coded. A
+number is attached to the subject named nearest before it in its sentence
+(else the first one after it); verification then asks whether the
+supporting KB line is about that subject.
+"""
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+_HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+(.+?)\s*#*\s*$")
+_LINE_LABEL = re.compile(
+    r"^\s*(?:[-*+]\s+|\d+[.)]\s+)?(?:\*\*|__)?(?P<label>[^\W\d_][^:|\n]{0,60}?)(?:\*\*|__)?\s*:(?![\d/])"
+)
+_BOLD = re.compile(r"\*\*([^*\n]{1,60}?)\*\*|__([^_\n]{1,60}?)__")
+_TABLE_FIRST_CELL = re.compile(r"^\s*\|\s*([^|\n]+?)\s*\|")
+_TABLE_RULE = re.compile(r"^:?-{2,}:?$")
+_PARENTHESES = re.compile(r"\([^)]*\)|\[[^\]]*\]")
+_LABEL_SHAPE = re.compile(r"^[^\W\d_][\w&'’.\-– ]*$")
+_MAX_LABEL_WORDS = 4
+
+
+def _word_set(words: str) -> frozenset[str]:
+    return frozenset(words.split())
+
+
+_STOPWORDS = _word_set(
+    """
+    och eller men att som en ett den det de dem du ni vi jag han hon man är var
+    blir har hade för från till med utan på av om i över under vid per inte
+    alla allt andra annan annat kan ska vill måste så här där hur vad när
+    vår vårt våra er ert era din ditt dina min mitt mina sin sitt sina
+    the a an and or but of to in on at for from with without by is are was be
+    this that these those it its our your their we you they not all any
+    how what when where which who why
+    """
+)
+# Words that label many things at once; as a subject they would take a number
+# away from the real subject before it ("Premium har ett pris på 99 kr").
+_GENERIC = _word_set(
+    """
+    pris priser priset kostnad kostnader avgift avgifter belopp summa totalt
+    price prices cost costs fee fees amount total
+    info information obs observera notera not note notes exempel example examples
+    tips fråga frågor svar faq översikt overview sammanfattning summary
+    detaljer details övrigt other allmänt general innehåll contents
+    beskrivning description kommentar comment
+    plan planer plans paket package packages produkt produkter product products
+    tjänst tjänster service services alternativ option options
+    datum date tid time nummer number värde value typ type namn name
+    kategori category status villkor terms
+    title keywords lang language
+    """
+)
+
+# Endings that keep a word the same subject: definite, plural, genitive
+# ("Premiums", "planen", "Basic:s"); hyphenated compounds ("Basic-planen") too.
+_ENDINGS = _word_set("s n t en et na ns er ar or ens ets nas erna arna orna ernas arnas ornas") | {
+    ""
+}
+_MARKED_ENDING = re.compile(r"['’:](?:s|n|en|et)(?!\w)")  # "Premium's", "SMS:en"
+
+
+def kb_subjects(texts: Iterable[str]) -> frozenset[str]:
+    """The KB's subject vocabulary, lowercased, from the labels its markdown uses."""
+    terms: set[str] = set()
+    for text in texts:
+        for line in _without_front_matter(text).split("\n"):
+            for label in _line_labels(line):
+                term = _normalise_label(label)
+                if term:
+                    terms.add(term)
+    return frozenset(terms)
+
+
+_FRONT_MATTER = re.compile(r"\A---\n.*?\n---[ \t]*(?:\n|\Z)", re.DOTALL)
+
+
+def _without_front_matter(text: str) -> str:
+    return _FRONT_MATTER.sub("", text, count=1)
+
+
+def heading_text(line: str) -> tuple[int, str] | None:
+    """(level, text) when ``line`` is a markdown heading, else None."""
+    match = _HEADING.match(line)
+    return (len(match.group(1)), match.group(2)) if match else None
+
+
+def _line_labels(line: str) -> list[str]:
+    labels = []
+    heading = heading_text(line)
+    if heading:
+        labels.append(heading[1])
+    else:
+        label = _LINE_LABEL.match(line)
+        if label:
+            labels.append(label["label"])
+        cell = _TABLE_FIRST_CELL.match(line)
+        if cell and not _TABLE_RULE.match(cell.group(1).strip()):
+            labels.append(cell.group(1))
+    labels.extend(bold[0] or bold[1] for bold in _BOLD.findall(line))
+    return labels
+
+
+def _normalise_label(label: str) -> str | None:
+    text = _PARENTHESES.sub(" ", label).replace("*", " ").replace("`", " ")
+    text = " ".join(text.split()).strip(" .:;,!?-_'’").lower()
+    if len(text) < 2 or not _LABEL_SHAPE.match(text) or any(ch.isdigit() for ch in text):
+        return None
+    words = text.split()
+    if len(words) > _MAX_LABEL_WORDS or all(word in _STOPWORDS for word in words):
+        return None
+    if text in _GENERIC:
+        return None
+    return text
+
+
+@dataclass(frozen=True, slots=True)
+class Mention:
+    """A vocabulary term named in a text."""
+
+    start: int
+    end: int
+    term: str
+
+
+_WORD = re.compile(r"[^\W\d_]+")
+
+
+@dataclass(frozen=True, slots=True)
+class _Term:
+    term: str
+    words: tuple[str, ...]  # letter runs of the term
+    gaps: tuple[str, ...]  # what joins them: " " (any whitespace), "-", "–", "&", ...
+
+
+def _term_shape(term: str) -> _Term:
+    words, gaps, previous_end = [], [], None
+    for match in _WORD.finditer(term):
+        if previous_end is not None:
+            gap = term[previous_end : match.start()]
+            gaps.append(" " if gap.isspace() else gap)
+        words.append(match.group())
+        previous_end = match.end()
+    return _Term(term, tuple(words), tuple(gaps))
+
+
+@lru_cache(maxsize=32)
+def _first_word_index(vocabulary: frozenset[str]) -> dict[str, tuple[_Term, ...]]:
+    """Every inflected form of a term's first word, to the terms starting with it."""
+    index: dict[str, list[_Term]] = {}
+    for term in vocabulary:
+        shape = _term_shape(term)
+        if not shape.words:
+            continue
+        for ending in _ENDINGS:
+            index.setdefault(shape.words[0] + ending, []).append(shape)
+    # Longest first, so "premium årsvis" wins over "premium" at the same place.
+    return {
+        form: tuple(sorted(shapes, key=lambda t: (len(t.words), len(t.term)), reverse=True))
+        for form, shapes in index.items()
+    }
+
+
+def _is_word_char(text: str, index: int) -> bool:
+    return 0 <= index < len(text) and (text[index].isalnum() or text[index] == "_")
+
+
+def find_subjects(text: str, vocabulary: frozenset[str]) -> list[Mention]:
+    """Every vocabulary term named in ``text``, in order (the longest term at a place).
+
+    Words match with Swedish endings ("Premiums", "planen", "SMS:en") and as the
+    head of a hyphen compound ("Basic-planen"), never inside another word.
+    """
+    if not vocabulary:
+        return []
+    index = _first_word_index(vocabulary)
+    words = [(m.start(), m.end(), m.group().lower()) for m in _WORD.finditer(text)]
+    mentions: list[Mention] = []
+    position = 0
+    for number, (start, _, word) in enumerate(words):
+        if start < position or word not in index:
+            continue
+        if _is_word_char(text, start - 1) or (start > 0 and text[start - 1] == "-"):
+            continue
+        for shape in index[word]:
+            end = _match_end(text, words, number, shape)
+            if end is not None:
+                mentions.append(Mention(start, end, shape.term))
+                position = end
+                break
+    return mentions
+
+
+def _match_end(
+    text: str, words: list[tuple[int, int, str]], first: int, shape: _Term
+) -> int | None:
+    """Where ``shape`` ends when it starts at word ``first`` of ``text``, or None."""
+    last = first + len(shape.words) - 1
+    if last >= len(words):
+        return None
+    for offset, gap in enumerate(shape.gaps, start=1):
+        previous_end = words[first + offset - 1][1]
+        start, _, word = words[first + offset]
+        between = text[previous_end:start]
+        if not (between == gap or (gap == " " and between.isspace())):
+            return None
+        stem = shape.words[offset]
+        if not (word.startswith(stem) and word[len(stem) :] in _ENDINGS):
+            return None
+    end = words[last][1]
+    marked = _MARKED_ENDING.match(text, end)
+    if marked:
+        end = marked.end()
+    while end + 1 < len(text) and text[end] == "-" and text[end + 1].isalpha():
+        end += 1
+        while end < len(text) and text[end].isalpha():
+            end += 1
+    return None if _is_word_char(text, end) else end
+
+
+@lru_cache(maxsize=4096)
+def subjects_named(text: str, vocabulary: frozenset[str]) -> frozenset[str]:
+    """The vocabulary terms ``text`` names, shorter terms inside longer ones included.
+
+    "Premium årsvis: 3 990 kr/år" is about Premium too.
+    """
+    inner = _inner_terms(vocabulary)
+    named: set[str] = set()
+    for mention in find_subjects(text, vocabulary):
+        named.add(mention.term)
+        named.update(inner.get(mention.term, ()))
+    return frozenset(named)
+
+
+@lru_cache(maxsize=32)
+def _inner_terms(vocabulary: frozenset[str]) -> dict[str, frozenset[str]]:
+    """For each multiword term, the vocabulary terms made of a run of its words."""
+    inner = {}
+    for term in vocabulary:
+        words = term.split()
+        runs = {
+            " ".join(words[start:end])
+            for start in range(len(words))
+            for end in range(start + 1, len(words) + 1)
+            if end - start < len(words)
+        }
+        if runs & vocabulary:
+            inner[term] = frozenset(runs & vocabulary)
+    return inner
+
+
+_CLAUSE_BREAK = re.compile(r"[;|()\[\]]|,(?=\s)|\s(?:och|samt|men|medan|and|but|while)\s")
+
+
+def clauses(text: str, mentions: Sequence[Mention] = ()) -> list[tuple[int, int]]:
+    """The (start, end) spans of the clauses of ``text``, in order.
+
+    Clauses are split at ``;``, a comma before a space (not ``12,5``),
+    parentheses, table cell bars and "och"/"and"-like conjunctions, but never
+    inside a mention: "Basic och Standard" stays one subject.
+    """
+    spans, start = [], 0
+    for match in _CLAUSE_BREAK.finditer(text):
+        if any(m.start <= match.start() < m.end for m in mentions):
+            continue
+        spans.append((start, match.start()))
+        start = match.end()
+    spans.append((start, len(text)))
+    return spans
+
+
+def clause_bounds(text: str, position: int, mentions: Sequence[Mention] = ()) -> tuple[int, int]:
+    """(start, end) of the clause of ``text`` holding ``position``."""
+    return next(
+        ((start, end) for start, end in clauses(text, mentions) if position < end),
+        (len(text), len(text)),
+    )
+
+
+# A KB line changes subject only where a new "Label:" starts: in "Basic: 99 kr,
+# Premium: 399 kr" the 399 is Premium's, while "Papperskorg för Basic och
+# Standard: 30 dagar" is about both plans.
+_SEGMENT_BREAK = re.compile(r"[,;|(]\s*(?=[^\W\d_][^:,;|()\n]{0,40}:(?![\d/]))")
+
+
+def segment_bounds(line: str, position: int) -> tuple[int, int]:
+    """(start, end) of the labelled segment of a KB ``line`` holding ``position``."""
+    start = 0
+    for match in _SEGMENT_BREAK.finditer(line):
+        if match.start() >= position:
+            return start, match.start()
+        start = match.end()
+    return start, len(line)

@@ -1,0 +1,402 @@
+"""Verify an answer against the retrieved snippets: every number needs a supporting line.
+
+Pure: no ORM, no I/O. An answer is checked sentence by sentence with
+``AnswerChecker.check_sentence``; the streaming guard calls the very same
+method, so the verdict of a stream equals the verdict of the whole answer.
+"""
+
+import re
+from bisect import bisect_right
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+from grounding.numbers import Number, NumberKind, extract_numbers, supports
+from grounding.snippets import Citation, Snippet, UnsupportedNumber
+from grounding.subjects import (
+    clauses,
+    find_subjects,
+    heading_text,
+    kb_subjects,
+    segment_bounds,
+    subjects_named,
+)
+
+NO_SUPPORT = "No support"
+NUMBER_MISMATCH = "Verification failed: Number mismatch"
+WRONG_SUBJECT = "Verification failed: Wrong subject"
+
+NOT_IN_SNIPPETS = "not in retrieved snippets"
+AMBIGUOUS_FORM = "ambiguous form not written the same way in retrieved snippets"
+SUBJECT_MISMATCH = "wrong subject"
+
+MAX_FAILURE_CITATIONS = 3
+_CITATION_LINES = 3
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    grounded: bool
+    citations: list[Citation]
+    unsupported: list[UnsupportedNumber]
+    reason: str | None = None
+
+
+def failure_reason(unsupported: UnsupportedNumber) -> str:
+    """The short reason a client sees for an answer withheld because of ``unsupported``."""
+    return WRONG_SUBJECT if unsupported.reason == SUBJECT_MISMATCH else NUMBER_MISMATCH
+
+
+# --- sentences ---------------------------------------------------------------
+
+_SENTENCE_MARK = re.compile(r"[.!?\n]")
+# A dot after these is no sentence end: "kostar ca. 399 kr" is one sentence.
+_ABBREVIATIONS = frozenset(
+    str.split(
+        """
+    ca. kl. t.ex. bl.a. inkl. exkl. resp. st. nr. tel. mån. tis. ons. tors. fre.
+    lör. sön. jan. feb. mar. apr. aug. sep. sept. okt. nov. dec. p.g.a. pga. m.m.
+    o.s.v. osv. d.v.s. dvs. s.k. fr.o.m. t.o.m. ung. min. max. mfl. m.fl. org.nr.
+    e.g. i.e. approx. incl. excl. no. vs. etc. mr. mrs. ms. dr.
+    """
+    )
+)
+
+
+def find_sentence_end(text: str, position: int) -> tuple[int | None, int]:
+    """(end of the first sentence ending at or after ``position``, where to resume).
+
+    A sentence ends after a newline, or after ``.``/``!``/``?`` followed by
+    whitespace (``12.5`` and ``ca. 5`` don't end one). A mark that is the last
+    character is undecided until more text arrives (or the text ends): the
+    end is None and scanning resumes at that mark.
+    """
+    while match := _SENTENCE_MARK.search(text, position):
+        index = match.start()
+        if text[index] == "\n":
+            return index + 1, index + 1
+        if index + 1 == len(text):
+            return None, index
+        if text[index + 1].isspace() and not _is_abbreviation(text, index):
+            return index + 1, index + 1
+        position = index + 1
+    return None, len(text)
+
+
+def _is_abbreviation(text: str, dot: int) -> bool:
+    if text[dot] != ".":
+        return False
+    start = dot
+    while start > 0 and not text[start - 1].isspace():
+        start -= 1
+    return text[start : dot + 1].lstrip("([\"'“”‘’").lower() in _ABBREVIATIONS
+
+
+def split_sentences(text: str) -> list[str]:
+    """``text`` cut at every sentence end; the pieces join back to ``text``."""
+    sentences, start = [], 0
+    while start < len(text):
+        end, _ = find_sentence_end(text, start)
+        if end is None:
+            end = len(text)
+        sentences.append(text[start:end])
+        start = end
+    return sentences
+
+
+# --- snippets, analysed once -------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Line:
+    number: int  # line in the file
+    index: int  # line in the snippet
+    text: str
+    numbers: tuple[Number, ...]
+    # (line in the file, or None above the chunk; heading text), outermost first
+    headings: tuple[tuple[int | None, str], ...]
+    is_heading: bool
+
+
+@dataclass(frozen=True, slots=True)
+class _SnippetAnalysis:
+    lines: tuple[_Line, ...]
+    subjects: frozenset[str]
+
+
+@lru_cache(maxsize=1024)
+def _analyse(snippet: Snippet) -> _SnippetAnalysis:
+    # The heading path's parts stand for levels 1, 2, ...: a heading inside the
+    # chunk replaces the parts at its level and below.
+    stack: list[tuple[int, int | None, str]] = [
+        (level, None, part.strip())
+        for level, part in enumerate(snippet.heading.split(" > "), start=1)
+        if part.strip()
+    ]
+    lines = []
+    for index, (number, text) in enumerate(snippet.lines()):
+        heading = heading_text(text)
+        headings = tuple((line, title) for _, line, title in stack)
+        lines.append(
+            _Line(number, index, text, tuple(extract_numbers(text)), headings, bool(heading))
+        )
+        if heading:
+            level, title = heading
+            stack = [entry for entry in stack if entry[0] < level]
+            stack.append((level, number, title))
+    heading_lines = [f"# {part}" for part in snippet.heading.split(" > ") if part.strip()]
+    return _SnippetAnalysis(tuple(lines), kb_subjects([snippet.text, *heading_lines]))
+
+
+@dataclass(frozen=True, slots=True)
+class _Support:
+    rank: int  # the snippet's place in the retrieved list
+    line: _Line
+    number: Number
+
+
+@dataclass(frozen=True, slots=True)
+class SubjectRule:
+    """What a supporting line must be about: every term, or at least one of them."""
+
+    terms: frozenset[str]
+    every: bool
+
+
+@dataclass(frozen=True, slots=True)
+class NumberCheck:
+    """The outcome for one number of an answer: a citation, or why there is none."""
+
+    number: Number
+    subject: SubjectRule | None
+    citation: Citation | None
+    unsupported: UnsupportedNumber | None
+
+
+class AnswerChecker:
+    """The retrieved snippets, indexed for checking answers sentence by sentence."""
+
+    def __init__(self, snippets: Sequence[Snippet], *, subjects: frozenset[str] = frozenset()):
+        self.snippets = tuple(snippets)
+        analyses = [_analyse(snippet) for snippet in self.snippets]
+        # The snippets' own labels count too, so a caller without the KB-wide
+        # vocabulary still gets subject checks within what was retrieved.
+        self.vocabulary = frozenset(subjects).union(*(a.subjects for a in analyses))
+        self._analyses = analyses
+        self._kinds_by_term: dict[str, frozenset[str]] = {}
+        self._by_key: dict[str, list[_Support]] = {}
+        for rank, analysis in enumerate(analyses):
+            for line in analysis.lines:
+                for number in line.numbers:
+                    self._by_key.setdefault(number.lookup_key, []).append(
+                        _Support(rank, line, number)
+                    )
+
+    def check_sentence(self, sentence: str) -> list[NumberCheck]:
+        """Check every number of one sentence (as ``split_sentences`` cuts them)."""
+        numbers = extract_numbers(sentence)
+        if not numbers:
+            return []
+        mentions = find_subjects(sentence, self.vocabulary)
+        if not mentions:
+            return [self._check_number(number, None) for number in numbers]
+        spans = clauses(sentence, mentions)
+        ends = [end for _, end in spans]
+        by_clause: list[list[str]] = [[] for _ in spans]
+        for mention in mentions:
+            by_clause[bisect_right(ends, mention.start)].append(mention.term)
+        return [
+            self._check_number(
+                number, self._subject_rule(number, bisect_right(ends, number.start), by_clause)
+            )
+            for number in numbers
+        ]
+
+    def _subject_rule(
+        self, number: Number, clause: int, terms_by_clause: list[list[str]]
+    ) -> SubjectRule | None:
+        """What the answer attaches ``number`` (in clause number ``clause``) to, if anything.
+
+        The subjects named in the number's own clause all hold for it
+        ("Raderade filer sparas i 180 dagar för Basic" is about both). With
+        none there, the nearest earlier clause that names subjects lends them,
+        any one sufficing ("Premium har 99,9 % tillgänglighet och svar inom 4
+        timmar"). A term whose snippet lines carry only other kinds of numbers
+        is passed over: in "telefon 08-123 45 67, vardagar 08:00" the time is
+        not the phone's. A term the snippets say nothing about still counts
+        (its facts may not have been retrieved), so doubt still rejects.
+        """
+        own = self._fitting(terms_by_clause[clause], number)
+        if own:
+            return SubjectRule(frozenset(own), every=True)
+        for earlier in range(clause - 1, -1, -1):
+            lent = self._fitting(terms_by_clause[earlier], number)
+            if lent:
+                return SubjectRule(frozenset(lent), every=False)
+        return None
+
+    def _fitting(self, terms: list[str], number: Number) -> list[str]:
+        kind = _kind_class(number)
+        fitting = []
+        for term in terms:
+            kinds = self._kinds_about(term)
+            if not kinds or kind in kinds:
+                fitting.append(term)
+        return fitting
+
+    def _kinds_about(self, term: str) -> frozenset[str]:
+        """The kinds of number the snippets state about ``term``."""
+        kinds = self._kinds_by_term.get(term)
+        if kinds is None:
+            rule = SubjectRule(frozenset([term]), every=True)
+            kinds = frozenset(
+                _kind_class(support.number)
+                for supports_of_key in self._by_key.values()
+                for support in supports_of_key
+                if self._about(support, rule)[0]
+            )
+            self._kinds_by_term[term] = kinds
+        return kinds
+
+    def _check_number(self, number: Number, rule: SubjectRule | None) -> NumberCheck:
+        candidates = [
+            support
+            for support in self._by_key.get(number.lookup_key, ())
+            if supports(number, support.number)
+        ]
+        if not candidates:
+            reason = AMBIGUOUS_FORM if number.ambiguous else NOT_IN_SNIPPETS
+            return NumberCheck(number, rule, None, _unsupported(number, reason))
+        if rule is None:
+            return NumberCheck(number, None, self._citation(candidates[0], None), None)
+        for support in candidates:
+            about, heading_line = self._about(support, rule)
+            if about:
+                return NumberCheck(number, rule, self._citation(support, heading_line), None)
+        return NumberCheck(number, rule, None, _unsupported(number, SUBJECT_MISMATCH))
+
+    def _about(self, support: _Support, rule: SubjectRule) -> tuple[bool, int | None]:
+        """Whether the supporting line is about what ``rule`` asks, and the heading line used.
+
+        What the line names is its labelled segment (so "Basic: 99 kr, Premium:
+        399 kr" keeps 399 with Premium) plus the headings above it. The nearest
+        heading that was needed is returned when it lies inside the chunk, so
+        the citation can show it.
+        """
+        line = support.line
+        start, end = segment_bounds(line.text, support.number.start)
+        named = subjects_named(line.text[start:end], self.vocabulary)
+        missing = rule.terms - named
+        if not rule.every and len(missing) < len(rule.terms):
+            return True, None
+        if not missing:
+            return True, None
+        for heading_line, title in reversed(line.headings):
+            found = missing & subjects_named(title, self.vocabulary)
+            if not found:
+                continue
+            if not rule.every:
+                return True, heading_line
+            missing -= found
+            if not missing:
+                return True, heading_line
+        return False, None
+
+    def _citation(self, support: _Support, heading_line: int | None) -> Citation:
+        snippet = self.snippets[support.rank]
+        line = support.line
+        first = line.index
+        if heading_line is not None and 0 < line.number - heading_line < _CITATION_LINES:
+            first = line.index - (line.number - heading_line)
+        texts = [entry.text for entry in self._analyses[support.rank].lines[first : line.index + 1]]
+        return Citation(
+            file=snippet.file,
+            snippet="\n".join(text.rstrip() for text in texts),
+            line=line.number - (line.index - first),
+            score=snippet.score,
+        )
+
+    def verdict(self, answer: str) -> Verdict:
+        """The verdict on a whole answer."""
+        if not self.snippets:
+            return Verdict(grounded=False, citations=[], unsupported=[], reason=NO_SUPPORT)
+        citations: dict[Citation, None] = {}  # ordered and without repeats
+        unsupported: list[UnsupportedNumber] = []
+        checked_any = False
+        for sentence in split_sentences(answer):
+            for check in self.check_sentence(sentence):
+                checked_any = True
+                if check.unsupported is not None:
+                    unsupported.append(check.unsupported)
+                else:
+                    citations[check.citation] = None
+        if unsupported:
+            top = self._best_lines(answer, self._analyses[:MAX_FAILURE_CITATIONS])
+            return Verdict(False, top, unsupported, failure_reason(unsupported[0]))
+        if not checked_any:
+            return Verdict(True, self._best_lines(answer, self._analyses, limit=1), [], None)
+        return Verdict(grounded=True, citations=list(citations), unsupported=[], reason=None)
+
+    def _best_lines(
+        self, answer: str, analyses: Sequence[_SnippetAnalysis], *, limit: int | None = None
+    ) -> list[Citation]:
+        """The line of each snippet that shares most words with ``answer``, best first."""
+        words = _words(answer)
+        ranked = []
+        for rank, analysis in enumerate(analyses):
+            content = [line for line in analysis.lines if line.text.strip()] or list(analysis.lines)
+            best = max(
+                content,
+                key=lambda line: (len(words & _words(line.text)), not line.is_heading, -line.index),
+            )
+            overlap = len(words & _words(best.text))
+            ranked.append((overlap, -rank, rank, best))
+        if limit is not None:
+            ranked.sort(key=lambda entry: entry[:2], reverse=True)
+            ranked = ranked[:limit]
+        return [self._line_citation(rank, line) for _, _, rank, line in ranked]
+
+    def _line_citation(self, rank: int, line: _Line) -> Citation:
+        snippet = self.snippets[rank]
+        return Citation(snippet.file, line.text.rstrip(), line.number, snippet.score)
+
+
+_WORD = re.compile(r"[^\W\d_]{2,}")
+_OVERLAP_STOPWORDS = frozenset(
+    str.split(
+        "och eller att som en ett det den är har för från till med på av om the and of to is for"
+        " with on in at kan du vi ni jag"
+    )
+)
+
+
+@lru_cache(maxsize=4096)
+def _words(text: str) -> frozenset[str]:
+    # Five-letter prefixes stand in for stemming: "priset" and "priser" meet.
+    return frozenset(
+        word[:5]
+        for word in (w.lower() for w in _WORD.findall(text))
+        if word not in _OVERLAP_STOPWORDS
+    )
+
+
+_VALUE_KINDS = frozenset({NumberKind.INTEGER, NumberKind.DECIMAL, NumberKind.PERCENT})
+
+
+def _kind_class(number: Number) -> str:
+    return "value" if number.kind in _VALUE_KINDS else str(number.kind)
+
+
+def _unsupported(number: Number, reason: str) -> UnsupportedNumber:
+    return UnsupportedNumber(text=number.text, kind=str(number.kind), reason=reason)
+
+
+def verify_answer(
+    answer: str, snippets: Sequence[Snippet], *, subjects: frozenset[str] = frozenset()
+) -> Verdict:
+    """Whether every number of ``answer`` is backed by a line of ``snippets``, with citations.
+
+    ``subjects`` is the KB-wide vocabulary (``kb_subjects``); the snippets' own
+    labels are added to it.
+    """
+    return AnswerChecker(snippets, subjects=subjects).verdict(answer)

@@ -1,0 +1,133 @@
+"""Chat turns through the WebSocket with LLM_BACKEND=openai against a fake provider."""
+
+import json
+import time
+
+import pytest
+from asgiref.sync import sync_to_async
+
+from chat import audit
+from chat.llm import _backend
+from chat.models import Message
+from tests.chat.conftest import open_socket, run_turn
+from tests.fake_openai import FakeOpenAI, Reply
+
+pytestmark = pytest.mark.usefixtures("indexed_kb")
+
+
+@pytest.fixture
+async def provider(settings):
+    """A fake OpenAI-compatible server; the product pointed at it, without retry delays."""
+    async with FakeOpenAI() as server:
+        settings.LLM_BACKEND = "openai"
+        settings.LLM_BASE_URL = server.base_url
+        settings.LLM_MODEL = "fake-model"
+        settings.LLM_FIRST_TOKEN_TIMEOUT = 0.5
+        settings.LLM_MAX_RETRIES = 0
+        _backend.cache_clear()
+        yield server
+        await _backend("openai", server.base_url, "fake-model").aclose()
+        _backend.cache_clear()
+
+
+async def assistant(message_id: str) -> Message:
+    await audit.drain()
+    return await sync_to_async(Message.objects.get)(
+        role=Message.Role.ASSISTANT, message_id=message_id
+    )
+
+
+async def test_provider_answer_is_streamed_and_grounded(provider):
+    """'Premium kostar 399 kr/månad.' streams and answers grounded with kb/pricing.md."""
+    provider.enqueue(Reply.from_text("Premium kostar 399 kr/månad."))
+    ws = await open_socket()
+    frames = await run_turn(ws, "Vad kostar premium?")
+    response = frames[-1]
+    assert response["grounded"] is True
+    assert response["text"] == "Premium kostar 399 kr/månad."
+    assert any(c["file"] == "kb/pricing.md" for c in response["citations"])
+    assert "".join(f["delta"] for f in frames if f["type"] == "stream") == response["text"]
+    body = provider.requests[0].body
+    assert body["stream"] is True and "399 kr/månad" in json.dumps(body, ensure_ascii=False)
+    row = await assistant("m1")
+    assert (row.backend, row.model, row.status) == ("openai", "fake-model", "done")
+    assert row.token_count
+    await ws.disconnect()
+
+
+async def test_wrong_number_from_the_provider_never_reaches_a_frame(provider):
+    """Scripted to say 777, the turn is withheld and no frame carries 777."""
+    provider.enqueue(Reply.from_text("Premium kostar 777 kr/månad. Det är billigt."))
+    ws = await open_socket()
+    frames = await run_turn(ws, "Vad kostar premium?")
+    assert frames[-1]["grounded"] is False
+    assert frames[-1]["text"] == "Jag kan inte verifiera det."
+    assert not any("777" in json.dumps(f) for f in frames)
+    row = await assistant("m1")
+    assert row.status == "withheld" and "777" in row.draft
+    await ws.disconnect()
+
+
+async def test_cancel_closes_the_provider_stream_at_once(provider):
+    """Cancel during a slow stream: stream_end{cancelled} within 100 ms, provider sees the close."""
+    provider.enqueue(Reply.from_text("Premium kostar mycket mer än du tror idag.", delay=0.2))
+    ws = await open_socket()
+    await ws.send_json_to({"type": "message", "id": "m1", "text": "Vad kostar premium?"})
+    assert (await ws.receive_json_from(timeout=5))["type"] == "stream"
+    started = time.monotonic()
+    await ws.send_json_to({"type": "cancel"})
+    while (frame := await ws.receive_json_from(timeout=5))["type"] != "stream_end":
+        pass
+    elapsed = time.monotonic() - started
+    assert frame["reason"] == "cancelled"
+    assert elapsed < 0.1, elapsed
+    assert await provider.client_close(timeout=1.0)
+    await ws.disconnect()
+
+
+async def test_disconnect_closes_the_provider_stream(provider):
+    """A client going away mid-answer closes the HTTP stream to the provider."""
+    provider.enqueue(Reply.from_text("Premium kostar mycket mer än du tror idag.", delay=0.2))
+    ws = await open_socket()
+    await ws.send_json_to({"type": "message", "id": "m1", "text": "Vad kostar premium?"})
+    assert (await ws.receive_json_from(timeout=5))["type"] == "stream"
+    await ws.disconnect()
+    assert await provider.client_close(timeout=1.0)
+
+
+FAILURES = {
+    "http_500": Reply(status=500),
+    "http_401": Reply(status=401),
+    "no_first_token": Reply(hang=True),
+    "cut_mid_answer": Reply.from_text("Premium kostar mycket mer än så", cut_after=2),
+    "malformed_chunk": Reply.from_text("Premium kostar mycket", malformed_after=1),
+}
+
+
+@pytest.mark.parametrize("failure", FAILURES)
+async def test_provider_failures_end_fail_closed(provider, failure):
+    """Each failure: the localized fallback, an audit row, and a usable socket."""
+    provider.enqueue(FAILURES[failure])
+    ws = await open_socket()
+    frames = await run_turn(ws, "Vad kostar premium?")
+    assert [f["type"] for f in frames][-2:] == ["stream_end", "response"]
+    assert frames[-1]["text"] == "Jag kan inte svara just nu. Försök igen om en stund."
+    assert frames[-1]["grounded"] is False and frames[-1]["status"] == "error"
+    assert not any("Traceback" in json.dumps(f) for f in frames)
+    row = await assistant("m1")
+    assert row.status == "error" and row.error
+    provider.enqueue(Reply.from_text("Premium kostar 399 kr/månad."))
+    again = await run_turn(ws, "Vad kostar premium?", message_id="m2")
+    assert again[-1]["grounded"] is True
+    await ws.disconnect()
+
+
+async def test_connection_refused_is_fail_closed(settings, provider):
+    """A provider that is not listening gives the fallback, not an error frame."""
+    settings.LLM_BASE_URL = "http://127.0.0.1:9/v1"
+    _backend.cache_clear()
+    ws = await open_socket()
+    frames = await run_turn(ws, "Vad kostar premium?")
+    assert frames[-1]["status"] == "error" and frames[-1]["type"] == "response"
+    await ws.disconnect()
+    await _backend("openai", "http://127.0.0.1:9/v1", "fake-model").aclose()

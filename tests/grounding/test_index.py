@@ -1,0 +1,288 @@
+import random
+import statistics
+import time
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from grounding.index import ChunkRecord, KBIndex
+from grounding.numbers import extract_numbers
+from grounding.subjects import kb_subjects
+
+RECORDS = [
+    ChunkRecord(
+        file="kb/pricing.md",
+        text="## Månadspriser\n- Basic: 99 kr/månad\n- Premium: 399 kr/månad",
+        start_line=7,
+        end_line=9,
+        heading="Priser > Månadspriser",
+        category="pricing",
+        keywords=("pris", "kostar"),
+        title="Priser",
+        chunk_id=1,
+    ),
+    ChunkRecord(
+        file="kb/pricing.md",
+        text="## Studentrabatt\nStudenter får 25 % rabatt på Premium.",
+        start_line=11,
+        end_line=12,
+        heading="Priser > Studentrabatt",
+        category="pricing",
+        keywords=("pris", "kostar"),
+        title="Priser",
+        chunk_id=2,
+    ),
+    ChunkRecord(
+        file="kb/contact.md",
+        text="## Kundtjänst\n- Telefon: +46 8 123 45 67\n- Öppettider: 08:00–17:00",
+        start_line=3,
+        end_line=5,
+        heading="Kontakt > Kundtjänst",
+        category="contact",
+        keywords=("kontakt", "öppettider"),
+        title="Kontakt",
+        chunk_id=3,
+    ),
+    ChunkRecord(
+        file="kb/billing/late.md",
+        text="## Försenad betalning\n- Påminnelseavgift: 60 kr\n- Dröjsmålsränta: 8 procentenheter",
+        start_line=5,
+        end_line=7,
+        heading="Fakturor > Försenad betalning",
+        category="billing",
+        keywords=("faktura", "ränta"),
+        title="Fakturor",
+        chunk_id=4,
+    ),
+    ChunkRecord(
+        file="kb/en/pricing.md",
+        text="## Monthly prices\n- Premium: 399 SEK/month",
+        start_line=6,
+        end_line=7,
+        heading="Prices > Monthly prices",
+        category="pricing",
+        language="en",
+        keywords=("price", "cost"),
+        title="Prices",
+        chunk_id=5,
+    ),
+]
+
+
+@pytest.fixture(scope="module")
+def index() -> KBIndex:
+    return KBIndex(RECORDS, version=7)
+
+
+def test_search_returns_snippets_best_first(index):
+    """The chunk naming the asked-for things ranks first, as a Snippet with its metadata."""
+    results = index.search("Vad kostar premium per månad?", top_k=5, threshold=0.0)
+    assert results[0].file == "kb/pricing.md"
+    assert results[0].start_line == 7
+    assert results[0].heading == "Priser > Månadspriser"
+    assert results[0].category == "pricing"
+    assert results[0].chunk_id == 1
+    assert "- Premium: 399 kr/månad" in results[0].text
+    scores = [s.score for s in results]
+    assert scores == sorted(scores, reverse=True)
+    assert all(score > 0 for score in scores)
+
+
+def test_threshold_drops_weak_chunks(index):
+    """Nothing scoring below the threshold is returned."""
+    everything = index.search("premium", top_k=5, threshold=0.0)
+    assert len(everything) >= 2
+    cut = (everything[0].score + everything[-1].score) / 2
+    kept = index.search("premium", top_k=5, threshold=cut)
+    assert kept and all(s.score >= cut for s in kept)
+    assert len(kept) < len(everything)
+    assert index.search("premium", top_k=5, threshold=everything[0].score + 1) == []
+
+
+def test_top_k_limits_results(index):
+    """At most top_k snippets come back."""
+    assert len(index.search("premium", top_k=1, threshold=0.0)) == 1
+    assert index.search("premium", top_k=0, threshold=0.0) == []
+
+
+def test_unrelated_query_finds_nothing(index):
+    """A query sharing no term with the KB returns no snippet, even at threshold 0."""
+    assert index.search("Vad är huvudstaden i Frankrike?", top_k=5, threshold=0.0) == []
+    assert index.search("", top_k=5, threshold=0.0) == []
+
+
+def test_definite_form_finds_base_form(index):
+    """ "dröjsmålsräntan" finds the line "Dröjsmålsränta: ..."."""
+    results = index.search("Hur hög är dröjsmålsräntan?", top_k=5, threshold=0.0)
+    assert results[0].file == "kb/billing/late.md"
+
+
+def test_compound_finds_its_parts(index):
+    """ "telefonnummer" finds the line "Telefon: ..."."""
+    results = index.search("Vilket telefonnummer har ni?", top_k=5, threshold=0.0)
+    assert results[0].file == "kb/contact.md"
+
+
+def test_category_restricts_search(index):
+    """With a category only its chunks are returned."""
+    results = index.search("premium", top_k=5, threshold=0.0, category="billing")
+    # billing has no premium: falls back to everything
+    assert {s.category for s in results} == {"pricing"}
+    results = index.search("kr", top_k=5, threshold=0.0, category="billing")
+    assert {s.file for s in results} == {"kb/billing/late.md"}
+
+
+def test_category_without_results_falls_back_to_all(index):
+    """A wrong category guess never hides the answer."""
+    results = index.search("telefon", top_k=5, threshold=0.0, category="pricing")
+    assert [s.file for s in results] == ["kb/contact.md"]
+    unknown = index.search("telefon", top_k=5, threshold=0.0, category="nonexistent")
+    assert [s.file for s in unknown] == ["kb/contact.md"]
+
+
+@pytest.mark.parametrize(
+    ("query", "category"),
+    [
+        ("Vad kostar det?", "pricing"),  # keyword
+        ("What does it cost?", "pricing"),  # English keyword
+        ("Hur hög är räntan?", "billing"),  # keyword in definite form
+        ("Vilka öppettider har ni?", "contact"),
+        ("billing question", "billing"),  # folder name
+        ("Hej där", None),  # nothing
+    ],
+)
+def test_detect_category_from_keywords_and_folders(index, query, category):
+    """Front matter keywords, category names and folder names select a category."""
+    assert index.detect_category(query) == category
+
+
+def test_detect_category_tie_is_none(index):
+    """Two categories named equally often: no guess."""
+    assert index.detect_category("pris och kontakt") is None
+
+
+def test_detect_category_ignores_compound_parts():
+    """A compound containing another category's keyword does not select that category."""
+    records = [
+        ChunkRecord("kb/a.md", "Organisation och administratörer", 1, 1, category="business",
+                    keywords=("organisation",)),
+        ChunkRecord("kb/b.md", "Organisationsnummer: 556677-8899", 1, 1, category="contact"),
+    ]  # fmt: skip
+    assert KBIndex(records).detect_category("Vad är ert organisationsnummer?") is None
+
+
+def test_version_categories_and_subjects(index):
+    """The index carries its version, its categories and the KB's subject vocabulary."""
+    assert index.version == 7
+    assert index.categories == {"pricing", "contact", "billing"}
+    assert index.subjects == kb_subjects(r.text for r in RECORDS)
+    assert len(index) == len(RECORDS)
+
+
+def test_locate_finds_every_line_with_a_supporting_number(index):
+    """locate lists file, line and text of each KB line whose number supports the given one."""
+    (price,) = extract_numbers("399 kr")
+    located = index.locate(price)
+    assert {"file": "kb/pricing.md", "line": 9, "text": "- Premium: 399 kr/månad"} in located
+    assert all(loc["file"] != "kb/contact.md" for loc in located)
+
+
+def test_locate_matches_phone_numbers_in_any_written_form(index):
+    """A phone number written with dashes locates the KB line written with spaces."""
+    (phone,) = extract_numbers("+46-8-123-45-67")
+    assert index.locate(phone) == [
+        {"file": "kb/contact.md", "line": 4, "text": "- Telefon: +46 8 123 45 67"}
+    ]
+
+
+def test_locate_unknown_number_is_empty(index):
+    """A number that the KB never mentions has no location."""
+    (number,) = extract_numbers("4711")
+    assert index.locate(number) == []
+
+
+def test_locate_reports_overlapping_lines_once():
+    """A line shared by two overlapping chunks is located once."""
+    records = [
+        ChunkRecord("kb/a.md", "Rad ett\nPris: 250 kr", 1, 2),
+        ChunkRecord("kb/a.md", "Pris: 250 kr\nRad tre", 2, 3),
+    ]
+    (number,) = extract_numbers("250 kr")
+    located = KBIndex(records).locate(number)
+    assert located == [{"file": "kb/a.md", "line": 2, "text": "Pris: 250 kr"}]
+
+
+def test_empty_index_answers_nothing():
+    """An index without chunks finds nothing and detects no category."""
+    empty = KBIndex([])
+    assert empty.search("premium", top_k=5, threshold=0.0) == []
+    assert empty.detect_category("Vad kostar premium?") is None
+    assert empty.locate(extract_numbers("99")[0]) == []
+    assert len(empty) == 0
+
+
+def test_index_of_stopwords_only_answers_nothing():
+    """Chunks without a single search term build an index that finds nothing."""
+    index = KBIndex([ChunkRecord("kb/a.md", "och är det", 1, 1)])
+    assert index.search("och", top_k=5, threshold=0.0) == []
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.text(alphabet="abcdefghijklmnopqrstuvwxyzåäö premiumtelefonräntakostar?", max_size=60),
+    st.integers(0, 6),
+    st.floats(0, 3),
+)
+def test_search_results_are_ordered_bounded_and_above_threshold(index, query, top_k, threshold):
+    """For any query: at most top_k results, best first, none below the threshold."""
+    results = index.search(query, top_k=top_k, threshold=threshold)
+    assert len(results) <= top_k
+    scores = [s.score for s in results]
+    assert scores == sorted(scores, reverse=True)
+    assert all(score >= threshold and score > 0 for score in scores)
+
+
+def _generated_records(count: int, seed: int = 11) -> list[ChunkRecord]:
+    rng = random.Random(seed)
+    syllables = [
+        "fak", "tur", "rän", "ta", "pre", "mi", "um", "lag", "ring", "mol", "nia", "kon", "to",
+        "av", "gift", "pris", "tid", "sä", "ker", "het",
+    ]  # fmt: skip
+    vocabulary = sorted(
+        {"".join(rng.choice(syllables) for _ in range(rng.randint(2, 4))) for _ in range(8000)}
+    )
+    records = []
+    for i in range(count):
+        lines = [f"## Avsnitt {i}"] + [
+            " ".join(rng.choice(vocabulary) for _ in range(rng.randint(4, 12)))
+            + f": {rng.randint(1, 999)} kr"
+            for _ in range(5)
+        ]
+        records.append(
+            ChunkRecord(
+                file=f"kb/gen/{i // 10}.md",
+                text="\n".join(lines)[:1200],
+                start_line=1,
+                end_line=6,
+                heading=f"Dokument {i // 10} > Avsnitt {i}",
+                category=f"kategori{i % 8}",
+            )
+        )
+    return records
+
+
+def test_search_p50_is_at_most_2_ms_over_10000_chunks():
+    """Retrieval over a generated KB of 10,000 chunks takes at most 2 ms at the median."""
+    records = _generated_records(10_000)
+    index = KBIndex(records)
+    rng = random.Random(3)
+    words = [w for r in records[:200] for w in r.text.split() if w.isalpha()]
+    queries = [" ".join(rng.choice(words) for _ in range(rng.randint(2, 6))) for _ in range(300)]
+    timings = []
+    for query in queries:
+        started = time.perf_counter()
+        category = index.detect_category(query)
+        index.search(query, top_k=5, threshold=1.0, category=category)
+        timings.append(time.perf_counter() - started)
+    assert statistics.median(timings) <= 0.002

@@ -1,0 +1,243 @@
+import threading
+
+import pytest
+from django.db import connection
+
+from grounding.models import KBChunk, KBDocument, KBIndexState
+from grounding.selectors import current_index
+from grounding.services import KBDirectoryNotFound, kb_reindex, read_kb_dir
+
+from .conftest import SHIPPED_KB
+
+PRICING = """---
+title: Priser
+category: pricing
+keywords: pris, kostar
+lang: sv
+---
+# Priser
+
+## Premium
+- Premium: 399 kr/månad
+"""
+
+CONTACT = "# Kontakt\n\nTelefon: +46 8 123 45 67\n"
+EN_BILLING = "# Billing\n\nInvoices are due in 30 days.\n"
+
+
+@pytest.fixture
+def kb_dir(write_kb):
+    return write_kb(
+        {"pricing.md": PRICING, "support/contact.md": CONTACT, "en/billing.md": EN_BILLING}
+    )
+
+
+def _version() -> int:
+    return KBIndexState.objects.get().version
+
+
+@pytest.mark.django_db
+def test_first_reindex_adds_every_file(kb_dir):
+    """A first run adds all files, stores their chunks and bumps the version to 1."""
+    summary = kb_reindex(kb_dir=kb_dir)
+    assert (summary.added, summary.changed, summary.unchanged, summary.removed) == (3, 0, 0, 0)
+    assert summary.version == 1 == _version()
+    assert summary.chunks == KBChunk.objects.count() > 0
+    assert sorted(KBDocument.objects.values_list("path", flat=True)) == [
+        "kb/en/billing.md",
+        "kb/pricing.md",
+        "kb/support/contact.md",
+    ]
+
+
+@pytest.mark.django_db
+def test_document_metadata_comes_from_front_matter_folders_and_text(kb_dir):
+    """Front matter wins; else folders give category and language, the heading the title."""
+    kb_reindex(kb_dir=kb_dir)
+    pricing = KBDocument.objects.get(path="kb/pricing.md")
+    assert (pricing.title, pricing.category, pricing.language) == ("Priser", "pricing", "sv")
+    assert pricing.keywords == ["pris", "kostar"]
+    assert len(pricing.content_hash) == 64
+    contact = KBDocument.objects.get(path="kb/support/contact.md")
+    assert (contact.title, contact.category, contact.language) == ("Kontakt", "support", "sv")
+    billing = KBDocument.objects.get(path="kb/en/billing.md")
+    assert (billing.title, billing.category, billing.language) == ("Billing", "", "en")
+
+
+@pytest.mark.django_db
+def test_chunks_keep_file_lines_and_never_front_matter(kb_dir):
+    """Stored chunks quote their file at their line numbers, front matter excluded."""
+    kb_reindex(kb_dir=kb_dir)
+    lines = PRICING.split("\n")
+    for chunk in KBChunk.objects.filter(document__path="kb/pricing.md"):
+        assert "category:" not in chunk.text
+        assert chunk.text.split("\n") == lines[chunk.start_line - 1 : chunk.end_line]
+    premium = KBChunk.objects.get(heading="Priser > Premium")
+    assert premium.text == "## Premium\n- Premium: 399 kr/månad"
+    assert premium.start_line == 9
+
+
+@pytest.mark.django_db
+def test_path_is_kb_relative_whatever_the_directory_name(tmp_path):
+    """The stored path is "kb/" + the path inside the directory, not the directory's name."""
+    other = tmp_path / "knowledge"
+    (other / "a").mkdir(parents=True)
+    (other / "a" / "b.md").write_text("# B\ntext\n", encoding="utf-8")
+    kb_reindex(kb_dir=other)
+    assert list(KBDocument.objects.values_list("path", flat=True)) == ["kb/a/b.md"]
+
+
+@pytest.mark.django_db
+def test_unchanged_run_writes_nothing_and_keeps_the_version(kb_dir, django_assert_max_num_queries):
+    """A second run over the same files skips all of them without writing."""
+    kb_reindex(kb_dir=kb_dir)
+    indexed_at = dict(KBDocument.objects.values_list("path", "indexed_at"))
+    with django_assert_max_num_queries(3):
+        summary = kb_reindex(kb_dir=kb_dir)
+    assert (summary.added, summary.changed, summary.unchanged, summary.removed) == (0, 0, 3, 0)
+    assert summary.version == 1 == _version()
+    assert dict(KBDocument.objects.values_list("path", "indexed_at")) == indexed_at
+
+
+@pytest.mark.django_db
+def test_changed_file_replaces_its_chunks_only(kb_dir):
+    """A changed file gets new chunks; other files keep theirs; the version moves."""
+    kb_reindex(kb_dir=kb_dir)
+    contact_chunks = list(
+        KBChunk.objects.filter(document__path="kb/support/contact.md").values_list("id", flat=True)
+    )
+    (kb_dir / "pricing.md").write_text(PRICING.replace("399", "449"), encoding="utf-8")
+    summary = kb_reindex(kb_dir=kb_dir)
+    assert (summary.added, summary.changed, summary.unchanged, summary.removed) == (0, 1, 2, 0)
+    assert summary.version == 2
+    texts = KBChunk.objects.filter(document__path="kb/pricing.md").values_list("text", flat=True)
+    assert any("449 kr" in t for t in texts)
+    assert not any("399 kr" in t for t in texts)
+    assert (
+        list(
+            KBChunk.objects.filter(document__path="kb/support/contact.md").values_list(
+                "id", flat=True
+            )
+        )
+        == contact_chunks
+    )
+
+
+@pytest.mark.django_db
+def test_removed_file_is_dropped_with_its_chunks(kb_dir):
+    """A deleted file disappears from the index with its chunks."""
+    kb_reindex(kb_dir=kb_dir)
+    (kb_dir / "support" / "contact.md").unlink()
+    summary = kb_reindex(kb_dir=kb_dir)
+    assert (summary.added, summary.changed, summary.unchanged, summary.removed) == (0, 0, 2, 1)
+    assert summary.version == 2
+    assert not KBDocument.objects.filter(path="kb/support/contact.md").exists()
+    assert not KBChunk.objects.filter(text__contains="+46 8 123 45 67").exists()
+
+
+@pytest.mark.django_db
+def test_hidden_folders_and_other_files_are_ignored(kb_dir):
+    """Only *.md files outside hidden folders are indexed."""
+    (kb_dir / ".drafts").mkdir()
+    (kb_dir / ".drafts" / "secret.md").write_text("# Utkast\n", encoding="utf-8")
+    (kb_dir / "notes.txt").write_text("inte markdown", encoding="utf-8")
+    assert kb_reindex(kb_dir=kb_dir).added == 3
+
+
+@pytest.mark.django_db
+def test_missing_directory_is_an_error(tmp_path):
+    """Reindexing a directory that does not exist raises and changes nothing."""
+    with pytest.raises(KBDirectoryNotFound):
+        kb_reindex(kb_dir=tmp_path / "missing")
+    assert not KBIndexState.objects.exists()
+
+
+@pytest.mark.django_db
+def test_progress_reports_each_indexed_and_removed_file(kb_dir):
+    """The progress callback hears about every file written or removed."""
+    messages: list[str] = []
+    kb_reindex(kb_dir=kb_dir, progress=messages.append)
+    assert sum(m.startswith("Indexed kb/") for m in messages) == 3
+    (kb_dir / "pricing.md").unlink()
+    kb_reindex(kb_dir=kb_dir, progress=messages.append)
+    assert "Removed kb/pricing.md" in messages
+
+
+@pytest.mark.django_db
+def test_query_count_does_not_grow_with_file_count(write_kb, django_assert_max_num_queries):
+    """Writes are bulk statements: 120 files index in a bounded number of queries."""
+    kb = write_kb({f"doc{i}.md": f"# Dok {i}\n\nRad {i}\n\n## Del\nMer {i}\n" for i in range(120)})
+    with django_assert_max_num_queries(15):
+        summary = kb_reindex(kb_dir=kb)
+    assert summary.added == 120 and summary.chunks == 240
+
+
+@pytest.mark.django_db
+def test_shipped_kb_indexes_cleanly():
+    """The shipped KB indexes with no front matter in any chunk and a category per document."""
+    summary = kb_reindex(kb_dir=SHIPPED_KB)
+    assert summary.added == len(read_kb_dir(SHIPPED_KB)) >= 10
+    assert not KBChunk.objects.filter(text__startswith="---").exists()
+    assert not KBChunk.objects.filter(text__contains="keywords:").exists()
+    assert not KBDocument.objects.filter(category="").exists()
+    assert (
+        KBDocument.objects.get(path="kb/pricing.md")
+        .chunks.filter(text__contains="- Premium: 399 kr/månad")
+        .exists()
+    )
+
+
+@pytest.mark.django_db(transaction=True)
+def test_reader_during_reindex_sees_old_or_new_index_never_a_mix(write_kb):
+    """A concurrent reader sees all of the old index or all of the new one, never a mix."""
+    files = 60
+    kb = write_kb({f"doc{i}.md": f"# Dok {i}\n\nalpha {i}\n" for i in range(files)})
+    kb_reindex(kb_dir=kb)
+    write_kb({f"doc{i}.md": f"# Dok {i}\n\nbeta {i}\n" for i in range(files)})
+
+    inside_transaction = threading.Event()
+    read_inside = threading.Event()
+    done = threading.Event()
+    snapshots: list[tuple[int, frozenset[str]]] = []
+    read_during_write: list[frozenset[str]] = []
+    errors: list[BaseException] = []
+
+    def read_once() -> frozenset[str]:
+        index = current_index()
+        kinds = frozenset(r.text.split("\n")[-1].split()[0] for r in index.records)
+        snapshots.append((index.version, kinds))
+        assert len(index.records) == files
+        return kinds
+
+    def reader():
+        try:
+            while not done.is_set() or not snapshots or snapshots[-1][0] < 2:
+                read_once()
+                if inside_transaction.is_set() and not read_inside.is_set():
+                    read_during_write.append(read_once())
+                    read_inside.set()
+        except BaseException as error:  # reported by the main thread
+            errors.append(error)
+            read_inside.set()
+        finally:
+            connection.close()
+
+    def progress(message: str) -> None:
+        # Hold the write transaction open until the reader has read inside it.
+        if message.startswith("Indexed") and not inside_transaction.is_set():
+            inside_transaction.set()
+            assert read_inside.wait(timeout=10)
+
+    thread = threading.Thread(target=reader)
+    thread.start()
+    try:
+        summary = kb_reindex(kb_dir=kb, progress=progress)
+    finally:
+        done.set()
+        thread.join(timeout=30)
+    assert not errors, errors
+    assert summary.changed == files and summary.version == 2
+    assert read_during_write == [frozenset({"alpha"})]
+    assert {kinds for _, kinds in snapshots} == {frozenset({"alpha"}), frozenset({"beta"})}
+    for version, kinds in snapshots:
+        assert kinds == {1: frozenset({"alpha"}), 2: frozenset({"beta"})}[version]

@@ -1,0 +1,126 @@
+"""The KB's subject vocabulary and finding subjects in text."""
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from grounding.subjects import (
+    clause_bounds,
+    find_subjects,
+    kb_subjects,
+    segment_bounds,
+    subjects_named,
+)
+
+PRICING = """---
+title: Priser
+keywords: pris, kostar
+---
+# Priser och abonnemang
+
+## Priser
+
+- Basic: 99 kr/månad
+- **Premium**: 399 kr/månad
+- Premium ingår 1 TB lagring
+- Premium årsvis: 3 990 kr/år
+- Från 50 användare: 10 % rabatt
+
+Moms 25 % ingår.
+
+| Tjänst | Pris |
+|---|---|
+| Extra lagring | 49 kr |
+
+Observera: om du vill säga upp ditt abonnemang gäller följande regler:
+"""
+
+VOCABULARY = kb_subjects([PRICING])
+
+
+def test_vocabulary_comes_from_labels_bold_table_cells_and_headings():
+    """List labels, bold labels, first table cells and headings become lowercase subjects."""
+    assert {"basic", "premium", "premium årsvis", "extra lagring", "priser och abonnemang"} <= (
+        VOCABULARY
+    )
+
+
+def test_vocabulary_skips_generic_words_digits_long_phrases_and_front_matter():
+    """Generic labels, labels with digits, sentences and front matter keys are no subjects."""
+    for term in ("priser", "pris", "tjänst", "från 50 användare", "title", "keywords"):
+        assert term not in VOCABULARY
+    assert not any("säga upp" in term for term in VOCABULARY)
+    assert not any(char.isdigit() for term in VOCABULARY for char in term)
+
+
+def test_plain_prose_lines_give_no_subjects():
+    """A line without a label, bold text, table or heading adds nothing."""
+    assert kb_subjects(["Moms 25 % ingår i alla priser.", "Ring 08:00 eller senare."]) == (
+        frozenset()
+    )
+
+
+def test_find_subjects_tolerates_swedish_endings_and_hyphen_compounds():
+    """ "Premiums", "Basic-planen", "Premiumen" and any letter case name the same subject."""
+    text = "Premiums pris, Basic-planen och PREMIUMEN"
+    assert [mention.term for mention in find_subjects(text, VOCABULARY)] == [
+        "premium",
+        "basic",
+        "premium",
+    ]
+
+
+def test_find_subjects_needs_word_boundaries():
+    """A subject inside another word ("Premiumkund", "superbasic") is not a mention."""
+    assert find_subjects("Premiumkund och superbasic", VOCABULARY) == []
+
+
+def test_longest_term_wins_and_inner_words_take_endings():
+    """ "Premium årsvis" is one mention; "Extra lagringen" still names "extra lagring"."""
+    mentions = find_subjects("Premium årsvis och extra lagringen", VOCABULARY)
+    assert [mention.term for mention in mentions] == ["premium årsvis", "extra lagring"]
+
+
+def test_subjects_named_includes_terms_inside_longer_terms():
+    """A line about "Premium årsvis" is also about "Premium"."""
+    assert subjects_named("- Premium årsvis: 3 990 kr/år", VOCABULARY) == {
+        "premium årsvis",
+        "premium",
+    }
+
+
+def test_clause_bounds_split_at_commas_conjunctions_not_inside_numbers_or_subjects():
+    """Clauses end at ", " and "och", not at "12,5" nor inside a subject like "basic och x"."""
+    text = "Basic kostar 12,5 kr, och Premium 399 kr"
+    assert text[slice(*clause_bounds(text, text.index("12,5")))] == "Basic kostar 12,5 kr"
+    assert text[slice(*clause_bounds(text, text.index("399")))] == "Premium 399 kr"
+    vocabulary = kb_subjects(["- Basic och Standard: 99,5 %"])
+    line = "Basic och Standard har 99,5 %"
+    mentions = find_subjects(line, vocabulary)
+    assert line[slice(*clause_bounds(line, line.index("99"), mentions))] == line
+
+
+def test_segment_bounds_split_only_where_a_new_label_starts():
+    """ "Basic: 99 kr, Premium: 399 kr" is two segments; a shared label keeps one."""
+    line = "- Basic: 99 kr, Premium: 399 kr"
+    assert line[slice(*segment_bounds(line, line.index("399")))] == "Premium: 399 kr"
+    shared = "- Papperskorg för Basic och Standard: raderade filer sparas i 30 dagar"
+    assert segment_bounds(shared, shared.index("30")) == (0, len(shared))
+
+
+@given(st.text(max_size=200))
+def test_find_subjects_returns_ordered_mentions_of_known_terms(text):
+    """Mentions are in order, inside the text, and always vocabulary terms."""
+    previous_end = 0
+    for mention in find_subjects(text, VOCABULARY):
+        assert previous_end <= mention.start < mention.end <= len(text)
+        assert mention.term in VOCABULARY
+        previous_end = mention.end
+
+
+@given(st.lists(st.text(max_size=80), max_size=5))
+def test_kb_subjects_never_yields_digits_or_uppercase(texts):
+    """Whatever the markdown, subjects are lowercase, digit-free and non-trivial."""
+    for term in kb_subjects(texts):
+        assert term == term.lower()
+        assert not any(char.isdigit() for char in term)
+        assert len(term) >= 2

@@ -1,0 +1,264 @@
+"""Verifying answers against retrieved snippets: citations, rejections, subjects."""
+
+import pytest
+
+from grounding.snippets import Snippet
+from grounding.subjects import kb_subjects
+from grounding.verification import (
+    NO_SUPPORT,
+    NUMBER_MISMATCH,
+    WRONG_SUBJECT,
+    split_sentences,
+    verify_answer,
+)
+
+PRICING = Snippet(
+    file="kb/pricing.md",
+    text=(
+        "## Priser\n"
+        "- Basic: 99 kr/månad\n"
+        "- Premium: 399 kr/månad\n"
+        "- Premium ingår 1 TB lagring\n"
+        "\n"
+        "Moms 25 % ingår."
+    ),
+    start_line=10,
+    heading="Priser och abonnemang",
+    score=3.0,
+)
+CONTACT = Snippet(
+    file="kb/contact.md",
+    text="Telefon: +46 8 123 45 67\nÖppettider: vardagar 08:00-17:00",
+    start_line=5,
+    heading="Kontakt",
+    score=2.0,
+)
+TERMS = Snippet(
+    file="kb/terms.md",
+    text="Dröjsmålsränta: 8,5 %\nVillkoren gäller från 2025-01-01",
+    start_line=3,
+    heading="Villkor",
+    score=1.0,
+)
+SNIPPETS = [PRICING, CONTACT, TERMS]
+SUBJECTS = kb_subjects(snippet.text for snippet in SNIPPETS)
+
+
+def verify(answer: str, snippets=SNIPPETS):
+    return verify_answer(answer, snippets, subjects=SUBJECTS)
+
+
+def cited(verdict) -> list[tuple[str, int, str]]:
+    return [(c.file, c.line, c.snippet) for c in verdict.citations]
+
+
+def test_no_snippets_means_no_support():
+    """Without retrieved snippets nothing is grounded, not even prose."""
+    verdict = verify_answer("Hej! Hur kan jag hjälpa dig?", [])
+    assert (verdict.grounded, verdict.citations, verdict.reason) == (False, [], NO_SUPPORT)
+
+
+def test_answer_without_numbers_cites_best_overlapping_line():
+    """Prose is grounded when there is a snippet; it cites the line sharing most words."""
+    verdict = verify("Premium ingår med lagring för dina filer.")
+    assert verdict.grounded and verdict.reason is None and verdict.unsupported == []
+    assert cited(verdict) == [("kb/pricing.md", 13, "- Premium ingår 1 TB lagring")]
+
+
+def test_supported_numbers_cite_exactly_their_lines():
+    """Each number cites the line that supports it, once, with the snippet's file and score."""
+    verdict = verify(
+        "Premium kostar 399 kr/månad och ingår med 1 TB. Ring +46-8-123-45-67 om du undrar."
+    )
+    assert verdict.grounded
+    assert cited(verdict) == [
+        ("kb/pricing.md", 12, "- Premium: 399 kr/månad"),
+        ("kb/pricing.md", 13, "- Premium ingår 1 TB lagring"),
+        ("kb/contact.md", 5, "Telefon: +46 8 123 45 67"),
+    ]
+    assert [c.score for c in verdict.citations] == [3.0, 3.0, 2.0]
+
+
+def test_unsupported_number_withholds_the_answer():
+    """A number in no snippet: not grounded, listed, with the top snippets as citations."""
+    verdict = verify("Premium kostar 499 kr/månad.")
+    assert not verdict.grounded
+    assert verdict.reason == NUMBER_MISMATCH
+    assert [(u.text, u.kind, u.reason) for u in verdict.unsupported] == [
+        ("499 kr/månad", "integer", "not in retrieved snippets")
+    ]
+    assert [c.file for c in verdict.citations] == ["kb/pricing.md", "kb/contact.md", "kb/terms.md"]
+    assert verdict.citations[0].snippet == "- Premium: 399 kr/månad"
+    assert all(u.kb_locations == [] for u in verdict.unsupported)
+
+
+def test_failure_citations_are_at_most_three():
+    """Only the top three retrieved snippets are shown when the answer is withheld."""
+    extra = Snippet(file="kb/extra.md", text="Övrigt", start_line=1)
+    verdict = verify("Det kostar 5 kr.", [*SNIPPETS, extra])
+    assert len(verdict.citations) == 3
+
+
+def test_basic_at_premiums_price_is_the_wrong_subject():
+    """399 kr/månad is Premium's price: said of Basic it is rejected."""
+    verdict = verify("Basic kostar 399 kr/månad.")
+    assert not verdict.grounded
+    assert verdict.reason == WRONG_SUBJECT
+    assert [u.reason for u in verdict.unsupported] == ["wrong subject"]
+
+
+def test_premium_price_in_other_words_passes():
+    """The same fact in other words and another unit spelling is supported."""
+    verdict = verify("Premium kostar 399 kronor i månaden.")
+    assert verdict.grounded
+    assert cited(verdict) == [("kb/pricing.md", 12, "- Premium: 399 kr/månad")]
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Premium-planen kostar 399 kr/månad.",
+        "Premiums pris är 399 kr per månad.",
+        "För 399 kr/månad får du Premium.",
+        "Basic kostar 99 kr och Premium 399 kr i månaden.",
+        "Dröjsmålsräntan är 8,5 %.",
+        "Telefon: 08-123 45 67, vardagar 08:00-17:00.",
+    ],
+)
+def test_subject_is_matched_through_endings_and_word_order(answer):
+    """Definite and genitive endings, hyphen compounds and a subject after the number work."""
+    assert verify(answer).grounded
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Basic-planen kostar 399 kr/månad.",
+        "Basic har 1 TB lagring.",
+        "För 399 kr/månad får du Basic.",
+        "Dröjsmålsräntan är 25 %.",
+        "Premium kostar 399 kr och Basic 399 kr.",
+    ],
+)
+def test_right_number_on_the_wrong_subject_is_rejected(answer):
+    """A number that exists in the snippets but belongs to another subject fails."""
+    verdict = verify(answer)
+    assert not verdict.grounded
+    assert verdict.reason == WRONG_SUBJECT
+
+
+def test_subject_from_a_heading_is_cited_with_the_heading():
+    """When only the heading names the subject, the citation shows heading and line."""
+    snippet = Snippet(
+        file="kb/plans.md",
+        text="## Premium\n- Lagring: 5 TB\n## Basic\n- Lagring: 100 GB",
+        start_line=1,
+    )
+    subjects = kb_subjects([snippet.text])
+    verdict = verify_answer("Premium har 5 TB lagring.", [snippet], subjects=subjects)
+    assert verdict.grounded
+    assert cited(verdict) == [("kb/plans.md", 1, "## Premium\n- Lagring: 5 TB")]
+    wrong = verify_answer("Basic har 5 TB lagring.", [snippet], subjects=subjects)
+    assert wrong.reason == WRONG_SUBJECT
+
+
+def test_heading_path_above_the_chunk_counts_for_its_lines():
+    """``Snippet.heading`` names the subject for every line of the chunk."""
+    snippet = Snippet(file="kb/plans.md", text="- Lagring: 5 TB", start_line=7, heading="Premium")
+    verdict = verify_answer("Premium har 5 TB.", [snippet], subjects=frozenset({"basic"}))
+    assert verdict.grounded
+    assert cited(verdict) == [("kb/plans.md", 7, "- Lagring: 5 TB")]
+    wrong = verify_answer("Basic har 5 TB.", [snippet], subjects=frozenset({"basic"}))
+    assert not wrong.grounded
+
+
+def test_kb_wide_subject_missing_from_the_snippets_still_rejects():
+    """A subject known only from the KB-wide vocabulary can't borrow another plan's number."""
+    only_premium = Snippet(file="kb/pricing.md", text="- Premium: 399 kr/månad", start_line=3)
+    verdict = verify_answer(
+        "Basic kostar 399 kr/månad.", [only_premium], subjects=frozenset({"basic", "premium"})
+    )
+    assert verdict.reason == WRONG_SUBJECT
+
+
+GROUNDED = (
+    "Premium kostar 399 kr/månad och ger 1 TB lagring. "
+    "Ring +46 8 123 45 67 vardagar 08:00-17:00. "
+    "Dröjsmålsräntan är 8,5 % och villkoren gäller från 2025-01-01."
+)
+
+
+def test_reference_answer_is_grounded():
+    """The answer the mutation tests start from passes."""
+    assert verify(GROUNDED).grounded
+
+
+@pytest.mark.parametrize("index", [i for i, char in enumerate(GROUNDED) if char.isdigit()])
+def test_changing_any_digit_fails(index):
+    """Every single-digit change of a grounded answer is caught."""
+    for digit in "0123456789":
+        if digit == GROUNDED[index]:
+            continue
+        mutated = GROUNDED[:index] + digit + GROUNDED[index + 1 :]
+        assert not verify(mutated).grounded, mutated
+
+
+@pytest.mark.parametrize(
+    ("original", "changed"),
+    [
+        ("8,5 %", "85 %"),
+        ("8,5 %", "0,85 %"),
+        ("399 kr", "39,9 kr"),
+        ("8,5 %", "5,8 %"),
+        ("är 8,5 %", "är 25 %"),
+        ("2025-01-01", "2025-10-01"),
+        ("2025-01-01", "2025-01-10"),
+        ("+46 8 123 45 67", "+46 8 123 54 67"),
+        ("+46 8 123 45 67", "+46 8 213 45 67"),
+        ("08:00-17:00", "08:00-18:00"),
+        ("1 TB", "1 GB"),
+        ("399 kr/månad", "399 kr/år"),
+    ],
+)
+def test_moving_swapping_or_relabelling_numbers_fails(original, changed):
+    """A moved decimal point, swapped digits or another unit is not the KB's number."""
+    mutated = GROUNDED.replace(original, changed)
+    assert mutated != GROUNDED
+    assert not verify(mutated).grounded, mutated
+
+
+def test_percentage_in_answer_needs_percentage_in_snippet():
+    """ "25 %" is supported by "25 %" in the KB; "99 %" is not supported by "99 kr"."""
+    assert verify("Momsen är 25 %.").grounded
+    assert not verify("Basic har 99 % nöjda kunder.").grounded
+
+
+def test_ambiguous_number_needs_the_same_written_form():
+    """ "1,000" could be a thousand or one: only "1,000" in a snippet supports it."""
+    snippet = Snippet(file="kb/x.md", text="Maxgräns: 1,000 filer", start_line=1)
+    assert verify_answer("Gränsen är 1,000 filer.", [snippet]).grounded
+    other = Snippet(file="kb/x.md", text="Maxgräns: 1000 filer", start_line=1)
+    verdict = verify_answer("Gränsen är 1,000 filer.", [other])
+    assert not verdict.grounded
+    assert verdict.unsupported[0].reason.startswith("ambiguous")
+
+
+def test_all_unsupported_numbers_are_listed_in_order():
+    """Every failing number is reported, in answer order, the first one giving the reason."""
+    verdict = verify("Basic kostar 399 kr. Ring 08-999 99 99.")
+    assert [u.text for u in verdict.unsupported] == ["399 kr", "08-999 99 99"]
+    assert verdict.reason == WRONG_SUBJECT
+
+
+@pytest.mark.parametrize(
+    ("text", "sentences"),
+    [
+        ("Det kostar 12.5 kr. Ring oss!", ["Det kostar 12.5 kr.", " Ring oss!"]),
+        ("Ca. 5 kr per st.\nNästa rad", ["Ca. 5 kr per st.\n", "Nästa rad"]),
+        ("Slut.", ["Slut."]),
+        ("Vad kostar det? 99 kr", ["Vad kostar det?", " 99 kr"]),
+    ],
+)
+def test_split_sentences(text, sentences):
+    """Sentences end at .!? before whitespace or at a newline, not in 12.5 or after "ca."."""
+    assert split_sentences(text) == sentences
