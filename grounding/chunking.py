@@ -171,7 +171,10 @@ def _tail(window: list[tuple[int, str]], overlap: int, room: int) -> list[tuple[
             break
         tail.insert(0, (number, line))
         length += added
-    return _strip_blank_edges(tail)
+    # Only leading blanks go: the next line follows the tail, so its lines stay contiguous.
+    while tail and not tail[0][1].strip():
+        tail.pop(0)
+    return tail
 
 
 def chunk_markdown(text: str, *, size: int = 1200, overlap: int = 150) -> list[Chunk]:

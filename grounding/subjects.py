@@ -2,10 +2,10 @@
 
 Pure: no ORM, no I/O. The vocabulary comes from the KB's own structure
 (``Label:`` at the start of a line or list item, ``**bold**`` labels, first
-cells of table rows, headings), so no list of products is hard-coded. A
-number is attached to the subject named nearest before it in its sentence
-(else the first one after it); verification then asks whether the
-supporting KB line is about that subject.
+cells of table rows, headings), so no list of products is hard-coded.
+Verification (``grounding.verification``) finds the subjects an answer
+attaches a number to and asks whether the supporting KB line, with the
+headings above it, names them.
 """
 
 import re
@@ -60,9 +60,9 @@ _GENERIC = _word_set(
 
 # Endings that keep a word the same subject: definite, plural, genitive
 # ("Premiums", "planen", "Basic:s"); hyphenated compounds ("Basic-planen") too.
-_ENDINGS = _word_set("s n t en et na ns er ar or ens ets nas erna arna orna ernas arnas ornas") | {
-    ""
-}
+_ENDINGS = frozenset(
+    {"", *_word_set("s n t en et na ns er ar or ens ets nas erna arna orna ernas arnas ornas")}
+)
 _MARKED_ENDING = re.compile(r"['’:](?:s|n|en|et)(?!\w)")  # "Premium's", "SMS:en"
 
 

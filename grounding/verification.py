@@ -149,10 +149,58 @@ def _analyse(snippet: Snippet) -> _SnippetAnalysis:
 
 
 @dataclass(frozen=True, slots=True)
-class _Support:
-    rank: int  # the snippet's place in the retrieved list
+class _Fact:
+    """A number of a snippet line with what that line says it is about."""
+
     line: _Line
     number: Number
+    segment_terms: frozenset[str]  # named by the line's labelled segment holding the number
+    # (line in the file or None, terms the heading names), nearest heading first
+    heading_terms: tuple[tuple[int | None, frozenset[str]], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class _SnippetFacts:
+    facts: tuple[_Fact, ...]
+    kinds_by_term: dict[str, frozenset[str]]  # the kinds of number stated about each term
+
+
+@lru_cache(maxsize=1024)
+def _facts(snippet: Snippet, vocabulary: frozenset[str]) -> _SnippetFacts:
+    # In "Basic: 99 kr, Premium: 399 kr" the 399 is Premium's: a line changes
+    # subject where a new "Label:" starts.
+    facts = []
+    kinds: dict[str, set[str]] = {}
+    for line in _analyse(snippet).lines:
+        if not line.numbers:
+            continue
+        heading_terms = tuple(
+            (heading_line, subjects_named(title, vocabulary))
+            for heading_line, title in reversed(line.headings)
+        )
+        for number in line.numbers:
+            start, end = segment_bounds(line.text, number.start)
+            fact = _Fact(
+                line, number, subjects_named(line.text[start:end], vocabulary), heading_terms
+            )
+            facts.append(fact)
+            for term in fact.segment_terms.union(*(terms for _, terms in heading_terms)):
+                kinds.setdefault(term, set()).add(_kind_class(number))
+    return _SnippetFacts(tuple(facts), {term: frozenset(k) for term, k in kinds.items()})
+
+
+@dataclass(frozen=True, slots=True)
+class _Support:
+    rank: int  # the snippet's place in the retrieved list
+    fact: _Fact
+
+    @property
+    def line(self) -> _Line:
+        return self.fact.line
+
+    @property
+    def number(self) -> Number:
+        return self.fact.number
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,16 +229,19 @@ class AnswerChecker:
         analyses = [_analyse(snippet) for snippet in self.snippets]
         # The snippets' own labels count too, so a caller without the KB-wide
         # vocabulary still gets subject checks within what was retrieved.
-        self.vocabulary = frozenset(subjects).union(*(a.subjects for a in analyses))
+        vocabulary = frozenset(subjects)
+        if not all(analysis.subjects <= vocabulary for analysis in analyses):
+            vocabulary = vocabulary.union(*(analysis.subjects for analysis in analyses))
+        self.vocabulary = vocabulary  # the caller's own set when it covers the snippets: cache hits
         self._analyses = analyses
-        self._kinds_by_term: dict[str, frozenset[str]] = {}
+        self._kinds_by_term: dict[str, set[str]] = {}
         self._by_key: dict[str, list[_Support]] = {}
-        for rank, analysis in enumerate(analyses):
-            for line in analysis.lines:
-                for number in line.numbers:
-                    self._by_key.setdefault(number.lookup_key, []).append(
-                        _Support(rank, line, number)
-                    )
+        for rank, snippet in enumerate(self.snippets):
+            snippet_facts = _facts(snippet, self.vocabulary)
+            for fact in snippet_facts.facts:
+                self._by_key.setdefault(fact.number.lookup_key, []).append(_Support(rank, fact))
+            for term, kinds in snippet_facts.kinds_by_term.items():
+                self._kinds_by_term.setdefault(term, set()).update(kinds)
 
     def check_sentence(self, sentence: str) -> list[NumberCheck]:
         """Check every number of one sentence (as ``split_sentences`` cuts them)."""
@@ -236,27 +287,13 @@ class AnswerChecker:
         return None
 
     def _fitting(self, terms: list[str], number: Number) -> list[str]:
+        """The terms that may be the subject of ``number``, judging by what the snippets say."""
         kind = _kind_class(number)
-        fitting = []
-        for term in terms:
-            kinds = self._kinds_about(term)
-            if not kinds or kind in kinds:
-                fitting.append(term)
-        return fitting
-
-    def _kinds_about(self, term: str) -> frozenset[str]:
-        """The kinds of number the snippets state about ``term``."""
-        kinds = self._kinds_by_term.get(term)
-        if kinds is None:
-            rule = SubjectRule(frozenset([term]), every=True)
-            kinds = frozenset(
-                _kind_class(support.number)
-                for supports_of_key in self._by_key.values()
-                for support in supports_of_key
-                if self._about(support, rule)[0]
-            )
-            self._kinds_by_term[term] = kinds
-        return kinds
+        return [
+            term
+            for term in terms
+            if term not in self._kinds_by_term or kind in self._kinds_by_term[term]
+        ]
 
     def _check_number(self, number: Number, rule: SubjectRule | None) -> NumberCheck:
         candidates = [
@@ -278,28 +315,24 @@ class AnswerChecker:
     def _about(self, support: _Support, rule: SubjectRule) -> tuple[bool, int | None]:
         """Whether the supporting line is about what ``rule`` asks, and the heading line used.
 
-        What the line names is its labelled segment (so "Basic: 99 kr, Premium:
-        399 kr" keeps 399 with Premium) plus the headings above it. The nearest
-        heading that was needed is returned when it lies inside the chunk, so
-        the citation can show it.
+        What the line names is its labelled segment plus the headings above it.
+        The nearest heading that was needed is returned when it lies inside the
+        chunk, so the citation can show it.
         """
-        line = support.line
-        start, end = segment_bounds(line.text, support.number.start)
-        named = subjects_named(line.text[start:end], self.vocabulary)
-        missing = rule.terms - named
-        if not rule.every and len(missing) < len(rule.terms):
+        fact = support.fact
+        missing = rule.terms - fact.segment_terms
+        if not missing or (not rule.every and len(missing) < len(rule.terms)):
             return True, None
-        if not missing:
-            return True, None
-        for heading_line, title in reversed(line.headings):
-            found = missing & subjects_named(title, self.vocabulary)
+        nearest_used = None
+        for heading_line, terms in fact.heading_terms:
+            found = missing & terms
             if not found:
                 continue
-            if not rule.every:
-                return True, heading_line
+            if nearest_used is None:
+                nearest_used = heading_line
             missing -= found
-            if not missing:
-                return True, heading_line
+            if not rule.every or not missing:
+                return True, nearest_used
         return False, None
 
     def _citation(self, support: _Support, heading_line: int | None) -> Citation:
@@ -340,7 +373,10 @@ class AnswerChecker:
     def _best_lines(
         self, answer: str, analyses: Sequence[_SnippetAnalysis], *, limit: int | None = None
     ) -> list[Citation]:
-        """The line of each snippet that shares most words with ``answer``, best first."""
+        """For each snippet, the line sharing most words with ``answer``.
+
+        In snippet (retrieval) order, or only the best ``limit`` of them.
+        """
         words = _words(answer)
         ranked = []
         for rank, analysis in enumerate(analyses):

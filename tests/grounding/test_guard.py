@@ -182,3 +182,12 @@ def test_grounded_answer_is_released_whole_whatever_the_split():
     stream_guard, _ = stream("Premium kostar 399 kr/månad. Ring 08-123 45 67.", [3, 20, 31])
     assert stream_guard.failed is None
     assert [n.canonical for n in extract_numbers(stream_guard.released)] == ["399", "+4681234567"]
+
+
+def test_without_snippets_prose_flows_but_numbers_fail():
+    """No snippets: words still stream, the first number stops the stream."""
+    stream_guard = GuardedStream([])
+    assert stream_guard.feed("Hej! Det kostar ") == "Hej! Det kostar "
+    stream_guard.feed("99 kr.")
+    assert stream_guard.finish() == ""
+    assert stream_guard.failed is not None

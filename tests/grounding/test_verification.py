@@ -262,3 +262,51 @@ def test_all_unsupported_numbers_are_listed_in_order():
 def test_split_sentences(text, sentences):
     """Sentences end at .!? before whitespace or at a newline, not in 12.5 or after "ca."."""
     assert split_sentences(text) == sentences
+
+
+SLA = Snippet(
+    file="kb/sla.md",
+    text=(
+        "## Tillgänglighet\n"
+        "- Premium: 99,9 % tillgänglighet per månad\n"
+        "- Basic och Standard: 99,5 % tillgänglighet per månad\n"
+        "## Svarstider\n"
+        "- Premium: svar inom 4 timmar\n"
+        "- Basic: svar inom 48 timmar\n"
+        "## Raderade filer\n"
+        "- Papperskorg för Premium: raderade filer sparas i 180 dagar\n"
+        "- Papperskorg för Basic: raderade filer sparas i 30 dagar"
+    ),
+    start_line=1,
+)
+
+
+def verify_sla(answer: str):
+    return verify_answer(answer, [SLA], subjects=kb_subjects([SLA.text]))
+
+
+def test_subject_of_an_earlier_clause_carries_over():
+    """With no subject in its own clause, a number takes one from the clause before."""
+    assert verify_sla("Premium har 99,9 % tillgänglighet och svar inom 4 timmar.").grounded
+    wrong = verify_sla("Basic har 99,5 % tillgänglighet och svar inom 4 timmar.")
+    assert [u.text for u in wrong.unsupported] == ["4 timmar"]
+
+
+def test_every_subject_in_the_numbers_clause_must_hold():
+    """ "Raderade filer ... för Basic" needs a line about both raderade filer and Basic."""
+    assert verify_sla("Raderade filer sparas i 180 dagar för Premium.").grounded
+    assert verify_sla("Raderade filer sparas i 180 dagar för Basic.").reason == WRONG_SUBJECT
+
+
+def test_shared_label_covers_each_of_its_subjects():
+    """ "Basic och Standard: 99,5 %" supports 99,5 % said of Basic alone."""
+    assert verify_sla("Basic har 99,5 % tillgänglighet per månad.").grounded
+    assert verify_sla("Standard har 99,5 % tillgänglighet.").grounded
+    assert not verify_sla("Premium har 99,5 % tillgänglighet.").grounded
+
+
+def test_subject_that_states_only_other_kinds_of_numbers_is_passed_over():
+    """The phone's label is not the subject of the opening hours in the same sentence."""
+    verdict = verify("Du når oss på telefon 08-123 45 67 vardagar 08:00-17:00.")
+    assert verdict.grounded
+    assert [c.line for c in verdict.citations] == [5, 6]
