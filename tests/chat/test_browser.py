@@ -30,7 +30,7 @@ pytestmark = [
 @pytest.fixture(scope="module")
 def server_url(tmp_path_factory):
     db = tmp_path_factory.mktemp("browser") / "db.sqlite3"
-    env = product_env(DATABASE_URL=f"sqlite:///{db}", LLM_TOKEN_DELAY_MS="30,40")
+    env = product_env(DATABASE_URL=f"sqlite:///{db}", LLM_TOKEN_DELAY_MS="150,200")
     prepare_database(env)
     with daphne_server(env) as (port, _):
         yield f"http://localhost:{port}"
