@@ -34,6 +34,8 @@ from grounding.text import (
 # in the top 5 with a wider margin over the threshold than bm25s' k1=1.5.
 BM25_K1 = 1.2
 BM25_B = 0.75
+# How much more a chunk of the question's detected category counts in the ranking.
+CATEGORY_BOOST = 1.5
 _LANGUAGE_FOLDERS = frozenset(LANGUAGES)
 
 
@@ -183,9 +185,10 @@ class KBIndex:
     ) -> list[Snippet]:
         """The best chunks for ``query``, best first, none scoring below ``threshold``.
 
-        With a ``category`` only its chunks are searched, unless none of them
-        qualifies: then the whole KB is searched, since a wrong guess of the
-        category must not hide the answer.
+        A detected ``category`` ranks its chunks ahead (their scores count
+        ``CATEGORY_BOOST`` times more) without hiding a chunk of another
+        category that matches the question well: a keyword can point at the
+        wrong folder. ``Snippet.score`` stays the plain BM25 score.
         """
         if self._bm25 is None or top_k <= 0:
             return []
@@ -195,19 +198,20 @@ class KBIndex:
             return []
         scores = self._bm25.get_scores(ids)
         mask = self._masks.get(category) if category else None
-        found = self._top(scores * mask, top_k, threshold) if mask is not None else []
-        if not found:
-            found = self._top(scores, top_k, threshold)
+        ranking = scores if mask is None else scores * (1 + (CATEGORY_BOOST - 1) * mask)
+        found = self._top(scores, ranking, top_k, threshold)
         return [self._snippet(position, score) for position, score in found]
 
-    def _top(self, scores: np.ndarray, top_k: int, threshold: float) -> list[tuple[int, float]]:
+    def _top(
+        self, scores: np.ndarray, ranking: np.ndarray, top_k: int, threshold: float
+    ) -> list[tuple[int, float]]:
         # A chunk sharing no term with the query scores 0 and is never support.
         candidates = np.flatnonzero((scores >= threshold) & (scores > 0))
         if candidates.size > top_k:
-            best = np.argpartition(-scores[candidates], top_k - 1)[:top_k]
+            best = np.argpartition(-ranking[candidates], top_k - 1)[:top_k]
             candidates = candidates[best]
-        # Best score first; equal scores keep KB order so results are stable.
-        order = np.lexsort((candidates, -scores[candidates]))
+        # Best first; equal ranks keep KB order so results are stable.
+        order = np.lexsort((candidates, -ranking[candidates]))
         return [(int(candidates[i]), float(scores[candidates[i]])) for i in order]
 
     def _snippet(self, position: int, score: float) -> Snippet:

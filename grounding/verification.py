@@ -21,6 +21,7 @@ from grounding.subjects import (
     segment_bounds,
     subjects_named,
 )
+from grounding.text import STOPWORDS
 
 NO_SUPPORT = "No support"
 NUMBER_MISMATCH = "Verification failed: Number mismatch"
@@ -250,7 +251,10 @@ class AnswerChecker:
             return []
         mentions = find_subjects(sentence, self.vocabulary)
         if not mentions:
-            return [self._check_number(number, None) for number in numbers]
+            return [
+                self._check_number(number, None, counted_word(sentence, number))
+                for number in numbers
+            ]
         spans = clauses(sentence, mentions)
         ends = [end for _, end in spans]
         by_clause: list[list[str]] = [[] for _ in spans]
@@ -258,7 +262,9 @@ class AnswerChecker:
             by_clause[bisect_right(ends, mention.start)].append(mention.term)
         return [
             self._check_number(
-                number, self._subject_rule(number, bisect_right(ends, number.start), by_clause)
+                number,
+                self._subject_rule(number, bisect_right(ends, number.start), by_clause),
+                counted_word(sentence, number),
             )
             for number in numbers
         ]
@@ -295,11 +301,13 @@ class AnswerChecker:
             if term not in self._kinds_by_term or kind in self._kinds_by_term[term]
         ]
 
-    def _check_number(self, number: Number, rule: SubjectRule | None) -> NumberCheck:
+    def _check_number(
+        self, number: Number, rule: SubjectRule | None, counted: str | None = None
+    ) -> NumberCheck:
         candidates = [
             support
             for support in self._by_key.get(number.lookup_key, ())
-            if supports(number, support.number)
+            if supports(number, support.number) and _counts_the_same(counted, support)
         ]
         if not candidates:
             reason = AMBIGUOUS_FORM if number.ambiguous else NOT_IN_SNIPPETS
@@ -404,6 +412,45 @@ _OVERLAP_STOPWORDS = frozenset(
         " with on in at kan du vi ni jag"
     )
 )
+
+
+_COUNTED = re.compile(r"[ \u00a0]?([^\W\d_]{3,})")
+_PLAIN_KINDS = frozenset({NumberKind.INTEGER, NumberKind.DECIMAL})
+
+
+def counted_word(text: str, number: Number) -> str | None:
+    """What a plain number counts, when the word right after it says so ("3 kopior").
+
+    Units are compared by ``supports`` already; this covers the other nouns,
+    so "1 kopior" is not supported by "1 TB" just because both say 1.
+    """
+    if number.unit is not None or number.kind not in _PLAIN_KINDS:
+        return None
+    match = _COUNTED.match(text, number.end)
+    if match is None:
+        return None
+    word = match.group(1).lower()
+    return None if word in STOPWORDS else word
+
+
+def _same_word(a: str, b: str) -> bool:
+    # Inflections share their start: kopia/kopior, användare/användarna.
+    stem = min(len(a), len(b), 5)
+    return a[:stem] == b[:stem]
+
+
+def _counts_the_same(counted: str | None, support: "_Support") -> bool:
+    """The supporting number counts the same thing, or its line names it."""
+    if counted is None:
+        return True
+    line = support.line.text
+    kb_counted = counted_word(line, support.number)
+    if kb_counted is not None:
+        return _same_word(counted, kb_counted)
+    return any(_same_word(counted, word.lower()) for word in _LINE_WORDS.findall(line))
+
+
+_LINE_WORDS = re.compile(r"[^\W\d_]{3,}")
 
 
 @lru_cache(maxsize=4096)

@@ -124,13 +124,14 @@ def test_compound_finds_its_parts(index):
     assert results[0].file == "kb/contact.md"
 
 
-def test_category_restricts_search(index):
-    """With a category only its chunks are returned."""
+def test_category_ranks_its_chunks_first(index):
+    """With a category its chunks come first; other matches still follow."""
     results = index.search("premium", top_k=5, threshold=0.0, category="billing")
-    # billing has no premium: falls back to everything
+    # billing has no premium: the pricing chunks are all there is
     assert {s.category for s in results} == {"pricing"}
     results = index.search("kr", top_k=5, threshold=0.0, category="billing")
-    assert {s.file for s in results} == {"kb/billing/late.md"}
+    assert results[0].file == "kb/billing/late.md"
+    assert {s.file for s in results} == {"kb/billing/late.md", "kb/pricing.md"}
 
 
 def test_category_without_results_falls_back_to_all(index):
