@@ -21,7 +21,7 @@ from grounding.subjects import (
     segment_bounds,
     subjects_named,
 )
-from grounding.text import STOPWORDS
+from grounding.text import STOPWORDS, content_terms
 
 NO_SUPPORT = "No support"
 NUMBER_MISMATCH = "Verification failed: Number mismatch"
@@ -30,6 +30,7 @@ WRONG_SUBJECT = "Verification failed: Wrong subject"
 NOT_IN_SNIPPETS = "not in retrieved snippets"
 AMBIGUOUS_FORM = "ambiguous form not written the same way in retrieved snippets"
 SUBJECT_MISMATCH = "wrong subject"
+TOPIC_MISMATCH = "supporting line is about something else"
 
 MAX_FAILURE_CITATIONS = 3
 _CITATION_LINES = 3
@@ -45,7 +46,8 @@ class Verdict:
 
 def failure_reason(unsupported: UnsupportedNumber) -> str:
     """The short reason a client sees for an answer withheld because of ``unsupported``."""
-    return WRONG_SUBJECT if unsupported.reason == SUBJECT_MISMATCH else NUMBER_MISMATCH
+    wrong_thing = unsupported.reason in (SUBJECT_MISMATCH, TOPIC_MISMATCH)
+    return WRONG_SUBJECT if wrong_thing else NUMBER_MISMATCH
 
 
 # --- sentences ---------------------------------------------------------------
@@ -90,6 +92,8 @@ def _is_abbreviation(text: str, dot: int) -> bool:
     start = dot
     while start > 0 and not text[start - 1].isspace():
         start -= 1
+    if text[start:dot].isdigit() and (start == 0 or text[start - 1] == "\n"):
+        return True  # "2. Kontrollera …": a list item's number, not a sentence
     return text[start : dot + 1].lstrip("([\"'“”‘’").lower() in _ABBREVIATIONS
 
 
@@ -250,9 +254,10 @@ class AnswerChecker:
         if not numbers:
             return []
         mentions = find_subjects(sentence, self.vocabulary)
+        context = _terms(sentence)
         if not mentions:
             return [
-                self._check_number(number, None, counted_word(sentence, number))
+                self._check_number(number, None, counted_word(sentence, number), context)
                 for number in numbers
             ]
         spans = clauses(sentence, mentions)
@@ -265,6 +270,7 @@ class AnswerChecker:
                 number,
                 self._subject_rule(number, bisect_right(ends, number.start), by_clause),
                 counted_word(sentence, number),
+                context,
             )
             for number in numbers
         ]
@@ -302,7 +308,11 @@ class AnswerChecker:
         ]
 
     def _check_number(
-        self, number: Number, rule: SubjectRule | None, counted: str | None = None
+        self,
+        number: Number,
+        rule: SubjectRule | None,
+        counted: str | None = None,
+        context: frozenset[str] = frozenset(),
     ) -> NumberCheck:
         candidates = [
             support
@@ -313,6 +323,12 @@ class AnswerChecker:
             reason = AMBIGUOUS_FORM if number.ambiguous else NOT_IN_SNIPPETS
             return NumberCheck(number, rule, None, _unsupported(number, reason))
         if rule is None:
+            if number.kind in _TOPICAL_KINDS:
+                # A bare value ("24 hours", "2.") is common: the supporting line
+                # must also be about what the sentence talks about.
+                candidates = [c for c in candidates if _overlap(context, _line_terms(c.line))]
+                if not candidates:
+                    return NumberCheck(number, None, None, _unsupported(number, TOPIC_MISMATCH))
             return NumberCheck(number, None, self._citation(candidates[0], None), None)
         for support in candidates:
             about, heading_line = self._about(support, rule)
@@ -451,6 +467,26 @@ def _counts_the_same(counted: str | None, support: "_Support") -> bool:
 
 
 _LINE_WORDS = re.compile(r"[^\W\d_]{3,}")
+_TOPICAL_KINDS = frozenset({NumberKind.INTEGER, NumberKind.DECIMAL, NumberKind.PERCENT})
+
+
+@lru_cache(maxsize=8192)
+def _terms(text: str) -> frozenset[str]:
+    return frozenset(t for t in content_terms(text) if not any(ch.isdigit() for ch in t))
+
+
+def _overlap(a: frozenset[str], b: frozenset[str]) -> bool:
+    """Shared terms, counting a term inside a compound ("ränt" in "dröjsmålsränt")."""
+    if a & b:
+        return True
+    return any(x in y for x in a for y in b if len(x) >= 4) or any(
+        y in x for x in a for y in b if len(y) >= 4
+    )
+
+
+def _line_terms(line: "_Line") -> frozenset[str]:
+    """What a KB line is about: its words and the headings above it."""
+    return _terms(line.text).union(*(_terms(title) for _, title in line.headings))
 
 
 @lru_cache(maxsize=4096)
