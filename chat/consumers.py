@@ -21,8 +21,16 @@ from chat.protocol import ErrorCode, ProtocolError, error_frame
 from chat.ratelimit import limiter_from_setting
 from chat.selectors import conversation_context
 from chat.services import MessageNotFound, feedback_create
+from config import metrics
+from config.logging import bind_conversation, bind_turn
+from grounding.broadcast import KB_GROUP
+from grounding.selectors import arefresh_index
 
 logger = logging.getLogger(__name__)
+
+
+def conversation_group(conversation_id) -> str:
+    return f"conversation.{conversation_id}"
 
 
 def new_message_id() -> str:
@@ -39,15 +47,25 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         session_key = (session.session_key if session is not None else None) or ""
         self.context = await off_loop(conversation_context)(session_key=session_key)
         self.limiter = limiter_from_setting(settings.WS_RATE_LIMIT)
+        self.groups_joined = (conversation_group(self.context.id), KB_GROUP)
+        for group in self.groups_joined:
+            await self.channel_layer.group_add(group, self.channel_name)
         await self.accept()
+        bind_conversation(self.context.id)
+        metrics.connection_opened()
+        self.counted = True
 
     async def disconnect(self, code: int) -> None:
-        """Stop the running turn; it is recorded as cancelled."""
+        """Stop the running turn (it is recorded as cancelled) and leave the groups."""
         task = self.turn_task
         if task is not None and not task.done():
             task.cancel()
             with suppress(asyncio.CancelledError):
                 await task
+        for group in getattr(self, "groups_joined", ()):
+            await self.channel_layer.group_discard(group, self.channel_name)
+        if getattr(self, "counted", False):
+            metrics.connection_closed()
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         """Parse one frame and hand it to its handler; bad input gets one error frame."""
@@ -82,20 +100,23 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         await self._stop_turn()
 
     async def on_confirm(self, command: protocol.ConfirmAction) -> None:
-        """Run a suggested action, at most once."""
+        """Run a suggested action, at most once; every tab of the conversation sees it run."""
         result = await self._action(action_calls.suggestion_confirm, command.suggestion_id)
-        if result is not None:
-            await self.send_json(
-                {"type": "action_executed", "suggestionId": command.suggestion_id, "result": result}
+        metrics.action_confirmed(result)
+        frame = {"type": "action_executed", "suggestionId": command.suggestion_id, "result": result}
+        await self.send_json(frame)
+        if not result["ignored"]:
+            await self.channel_layer.group_send(
+                conversation_group(self.context.id),
+                {"type": "action.executed", "frame": frame, "origin": self.channel_name},
             )
 
     async def on_reject(self, command: protocol.RejectAction) -> None:
         """Reject a suggested action; it can never run afterwards."""
         result = await self._action(action_calls.suggestion_reject, command.suggestion_id)
-        if result is not None:
-            await self.send_json(
-                {"type": "action_rejected", "suggestionId": command.suggestion_id, "result": result}
-            )
+        await self.send_json(
+            {"type": "action_rejected", "suggestionId": command.suggestion_id, "result": result}
+        )
 
     async def on_feedback(self, command: protocol.GiveFeedback) -> None:
         """Keep a thumbs up/down (and comment) on one of this conversation's answers."""
@@ -123,9 +144,24 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         protocol.GiveFeedback: on_feedback,
     }
 
+    # -- channel layer events --------------------------------------------------
+
+    async def action_executed(self, event: dict) -> None:
+        """Another tab of this conversation ran an action: show its result here too."""
+        if event["origin"] != self.channel_name:
+            await self.send_json(event["frame"])
+
+    async def kb_reindexed(self, event: dict) -> None:
+        """A reindex committed somewhere: load the new index now, not on the next question."""
+        await arefresh_index(version=event["version"])
+
     # -- turn plumbing ---------------------------------------------------------
 
     async def _run_turn(self, turn: Turn) -> None:
+        with bind_turn(self.context.id, turn.message_id):
+            await self._stream_turn(turn)
+
+    async def _stream_turn(self, turn: Turn) -> None:
         try:
             async with aclosing(turn.events()) as events:
                 async for event in events:
@@ -160,7 +196,7 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         self.streaming_id = None
         await self.send_json(StreamEnd("cancelled", message_id).frame())
 
-    async def _action(self, call, suggestion_id: str) -> dict | None:
+    async def _action(self, call, suggestion_id: str) -> dict:
         from actions.services import SuggestionNotFound
 
         try:

@@ -21,6 +21,7 @@ from chat.context import ConversationContext
 from chat.events import ActionSuggested, Event, Response, StreamDelta, StreamEnd
 from chat.llm import LLMBackend, LLMError, LLMRequest, get_backend
 from chat.models import Message
+from config import metrics
 from grounding.answer_check import unsupported_with_locations
 from grounding.guard import GuardedStream
 from grounding.retrieval import RetrievalResult, is_follow_up, retrieve
@@ -99,6 +100,7 @@ class Turn:
                 self.record.status = Status.CANCELLED
                 self.record.text = self.record.shown
             self.record.total_ms = self._elapsed_ms()
+            metrics.turn_finished(self.record.status, self.record.ttft_ms, self.record.total_ms)
             audit.record_turn_later(self.record)
 
     # -- the two kinds of turn -------------------------------------------------

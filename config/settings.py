@@ -126,11 +126,24 @@ warnings.filterwarnings("ignore", message="No directory at: ")
 
 SESSION_COOKIE_AGE = env.int("SESSION_COOKIE_AGE", default=60 * 60 * 24 * 30)
 
+# LOG_FORMAT=json: one JSON object per line for a log shipper; plain otherwise.
+# Every line carries the conversation and message id of the turn that wrote it.
+LOG_FORMAT = env("LOG_FORMAT", default="plain")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "filters": {"turn_context": {"()": "config.logging.TurnContextFilter"}},
+    "formatters": {
+        "plain": {"()": "config.logging.PlainFormatter"},
+        "json": {"()": "config.logging.JsonFormatter"},
+    },
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "formatter": "json" if LOG_FORMAT == "json" else "plain",
+            "filters": ["turn_context"],
+        }
+    },
     "root": {"handlers": ["console"], "level": env("LOG_LEVEL", default="INFO")},
     "loggers": {"django": {"level": "INFO"}, "bm25s": {"level": "WARNING"}},
 }
@@ -166,3 +179,23 @@ SMS_BACKEND = env("SMS_BACKEND", default="actions.sms.ConsoleBackend")
 WS_RATE_LIMIT = env("WS_RATE_LIMIT", default="20/10")
 WS_MAX_FRAME_BYTES = env.int("WS_MAX_FRAME_BYTES", default=64 * 1024)
 WS_MAX_TEXT_CHARS = env.int("WS_MAX_TEXT_CHARS", default=2000)
+
+# --- Production security ----------------------------------------------------
+# Off by default so `make run` works on http://localhost. Behind TLS set
+# DJANGO_DEBUG=0, DJANGO_SECRET_KEY, ALLOWED_HOSTS and the variables below;
+# `manage.py check --deploy --fail-level WARNING` then passes.
+
+SECURE_SSL_REDIRECT = env.bool("DJANGO_SECURE_SSL_REDIRECT", default=False)
+# Probes and scrapers call a process directly over plain HTTP.
+SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^metrics$"]
+SESSION_COOKIE_SECURE = env.bool("DJANGO_SESSION_COOKIE_SECURE", default=False)
+CSRF_COOKIE_SECURE = env.bool("DJANGO_CSRF_COOKIE_SECURE", default=False)
+SECURE_HSTS_SECONDS = env.int("DJANGO_SECURE_HSTS_SECONDS", default=0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env.bool("DJANGO_SECURE_HSTS_INCLUDE_SUBDOMAINS", default=False)
+SECURE_HSTS_PRELOAD = env.bool("DJANGO_SECURE_HSTS_PRELOAD", default=False)
+# Only behind a proxy that terminates TLS and always sets X-Forwarded-Proto;
+# otherwise a client could claim https itself.
+if env.bool("DJANGO_SECURE_PROXY_SSL_HEADER", default=False):
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+# e.g. https://chat.example.com (scheme included), for the admin's forms.
+CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])

@@ -2,6 +2,8 @@ from django.contrib import admin
 from django.urls import path
 
 from chat import views
+from config.health import healthz
+from config.metrics import metrics_view
 from grounding.preview import retrieval_preview
 
 urlpatterns = [
@@ -13,4 +15,6 @@ urlpatterns = [
         name="retrieval-preview",
     ),
     path("admin/", admin.site.urls),
+    path("healthz", healthz, name="healthz"),
+    path("metrics", metrics_view, name="metrics"),
 ]

@@ -111,6 +111,14 @@ async def acurrent_index() -> KBIndex:
     return await database_sync_to_async(current_index, thread_sensitive=False)()
 
 
+async def arefresh_index(*, version: int) -> None:
+    """Load index ``version`` now, once per process however many connections heard of it."""
+    cached = _cached
+    if cached is not None and cached[0][0] >= version:
+        return
+    await acurrent_index()
+
+
 def index_version() -> int:
     """The current version of the index (0 before the first reindex)."""
     return _state_key()[0]

@@ -16,6 +16,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from grounding.broadcast import index_version_announce
 from grounding.chunking import Chunk, chunk_markdown, first_heading, parse_front_matter
 from grounding.index import ChunkRecord
 from grounding.models import KBChunk, KBDocument, KBIndexState, Language
@@ -220,6 +221,8 @@ def _apply(sources: dict[str, SourceFile], report: Progress) -> tuple[_Plan, int
     if plan.is_empty:
         return plan, state.version
     now = timezone.now()
+    # Runs after the new index is committed, so processes reload the new one.
+    transaction.on_commit(lambda: index_version_announce(version=state.version))
 
     for ids in _batches([doc_id for doc_id, _ in plan.removed]):
         KBDocument.objects.filter(id__in=ids).delete()
