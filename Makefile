@@ -3,6 +3,8 @@ SHELL := /bin/bash
 PYTHON ?= python3
 PORT ?= 8787
 HOST ?= 127.0.0.1
+# Twice WS_CLOSE_FRAME_BYTES: larger frames never reach the app (daphne closes with 1009).
+WS_TRANSPORT_MAX_BYTES ?= 524288
 # uv from PATH, else a private copy bootstrapped with pip into .tools/.
 UV := $(shell command -v uv 2>/dev/null || echo .tools/bin/uv)
 
@@ -20,7 +22,7 @@ migrate: install
 	$(UV) run python manage.py reindex_kb --if-empty
 
 run: migrate
-	$(UV) run daphne -b $(HOST) -p $(PORT) config.asgi:application
+	$(UV) run daphne -b $(HOST) -p $(PORT) --websocket-max-message-size $(WS_TRANSPORT_MAX_BYTES) --websocket-max-frame-size $(WS_TRANSPORT_MAX_BYTES) config.asgi:application
 
 lint: install
 	$(UV) run ruff check .

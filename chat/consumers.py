@@ -15,6 +15,7 @@ from django.conf import settings
 
 from chat import action_calls, audit, protocol
 from chat.asyncdb import off_loop
+from chat.edge import client_address, connection_admit, connection_release
 from chat.events import StreamEnd
 from chat.pipeline import Turn
 from chat.protocol import ErrorCode, ProtocolError, error_frame
@@ -39,14 +40,24 @@ def new_message_id() -> str:
 
 class ChatConsumer(AsyncJsonWebsocketConsumer):
     turn_task: asyncio.Task | None = None
+    closing = False
     streaming_id: str | None = None  # messageId of the turn whose stream is open
 
     async def connect(self) -> None:
         """Resume the browser session's conversation (or start one) and accept."""
+        self.address = client_address(self.scope)
+        self.admitted = connection_admit(self.address, limit=settings.WS_MAX_CONNECTIONS_PER_IP)
+        if not self.admitted:
+            await self.accept()
+            await self._refuse(
+                ErrorCode.TOO_MANY_CONNECTIONS, "Too many connections from your address.", 1008
+            )
+            return
         session = self.scope.get("session")
         session_key = (session.session_key if session is not None else None) or ""
         self.context = await off_loop(conversation_context)(session_key=session_key)
         self.limiter = limiter_from_setting(settings.WS_RATE_LIMIT)
+        self.flood = limiter_from_setting(settings.WS_FLOOD_LIMIT)
         self.groups_joined = (conversation_group(self.context.id), KB_GROUP)
         for group in self.groups_joined:
             await self.channel_layer.group_add(group, self.channel_name)
@@ -66,9 +77,20 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
             await self.channel_layer.group_discard(group, self.channel_name)
         if getattr(self, "counted", False):
             metrics.connection_closed()
+        if getattr(self, "admitted", False):
+            connection_release(self.address)
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         """Parse one frame and hand it to its handler; bad input gets one error frame."""
+        if self.closing:
+            return
+        if not self.flood.allow():
+            await self._refuse(ErrorCode.FLOOD, "Too many frames; closing.", 1008)
+            return
+        size = len(text_data) if text_data is not None else len(bytes_data or b"")
+        if size > settings.WS_CLOSE_FRAME_BYTES:
+            await self._refuse(ErrorCode.TOO_LARGE, "Frame far too large; closing.", 1009)
+            return
         try:
             command = protocol.parse_frame(
                 text_data,
@@ -143,6 +165,12 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         protocol.RejectAction: on_reject,
         protocol.GiveFeedback: on_feedback,
     }
+
+    async def _refuse(self, code: str, message: str, close_code: int) -> None:
+        """One error frame, then close with ``close_code`` (1008 policy, 1009 too big)."""
+        self.closing = True
+        await self.send_json(error_frame(code, message))
+        await self.close(code=close_code)
 
     # -- channel layer events --------------------------------------------------
 

@@ -16,6 +16,8 @@ class ErrorCode:
     TOO_LARGE = "too_large"
     BINARY_NOT_SUPPORTED = "binary_not_supported"
     RATE_LIMITED = "rate_limited"
+    FLOOD = "flood"
+    TOO_MANY_CONNECTIONS = "too_many_connections"
     NOT_FOUND = "not_found"
     INTERNAL = "internal_error"
 

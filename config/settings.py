@@ -179,6 +179,15 @@ SMS_BACKEND = env("SMS_BACKEND", default="actions.sms.ConsoleBackend")
 WS_RATE_LIMIT = env("WS_RATE_LIMIT", default="20/10")
 WS_MAX_FRAME_BYTES = env.int("WS_MAX_FRAME_BYTES", default=64 * 1024)
 WS_MAX_TEXT_CHARS = env.int("WS_MAX_TEXT_CHARS", default=2000)
+# A frame this large gets its error and then the connection is closed (1009);
+# daphne itself drops anything over twice this (see the Makefile).
+WS_CLOSE_FRAME_BYTES = env.int("WS_CLOSE_FRAME_BYTES", default=256 * 1024)
+# Frames of any kind, valid or not, per connection; past it: error, then close (1008).
+WS_FLOOD_LIMIT = env("WS_FLOOD_LIMIT", default="400/10")
+# Open WebSocket connections per client address and process (0: no limit).
+WS_MAX_CONNECTIONS_PER_IP = env.int("WS_MAX_CONNECTIONS_PER_IP", default=50)
+# Bytes a connection may have waiting to be sent before a slow reader is dropped.
+WS_MAX_SEND_BUFFER_BYTES = env.int("WS_MAX_SEND_BUFFER_BYTES", default=4 * 1024 * 1024)
 
 # --- Production security ----------------------------------------------------
 # Off by default so `make run` works on http://localhost. Behind TLS set

@@ -18,6 +18,16 @@ def _fast_product_settings(settings):
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
+@pytest.fixture(autouse=True)
+def _fresh_connection_counts():
+    """Each test starts with no open connections counted (a test may leave one open)."""
+    from chat import edge
+
+    edge._open_by_address.clear()
+    yield
+    edge._open_by_address.clear()
+
+
 def pytest_sessionfinish(session, exitstatus):
     if os.environ.get("CI", "").lower() not in ("1", "true", "yes"):
         return

@@ -53,9 +53,14 @@ def _wait_for_port(port: int, proc: subprocess.Popen, timeout: float = 20.0) -> 
 
 
 @contextmanager
-def daphne_server(env: dict, port: int | None = None):
-    """Run daphne on 127.0.0.1; yields ``(port, process)``, stops it afterwards."""
+def daphne_server(env: dict, port: int | None = None, *, log_path: Path | None = None):
+    """Run daphne on 127.0.0.1; yields ``(port, process)``, stops it afterwards.
+
+    With ``log_path`` the product's log (daphne's stderr) is appended to that
+    file, so a failing test can show it and a chatty server never fills a pipe.
+    """
     port = port or free_port()
+    log = open(log_path, "ab") if log_path is not None else None  # noqa: SIM115
     proc = subprocess.Popen(
         [
             sys.executable,
@@ -70,7 +75,7 @@ def daphne_server(env: dict, port: int | None = None):
         cwd=ROOT,
         env=env,
         stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
+        stderr=log if log is not None else subprocess.PIPE,
     )
     try:
         _wait_for_port(port, proc)
@@ -83,3 +88,5 @@ def daphne_server(env: dict, port: int | None = None):
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait()
+        if log is not None:
+            log.close()

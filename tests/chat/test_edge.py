@@ -1,0 +1,64 @@
+"""The WebSocket edge holds against abuse: floods, huge frames, many connections."""
+
+import json
+
+import pytest
+from channels.testing import WebsocketCommunicator
+
+from config.asgi import application
+from tests.chat.conftest import open_socket, run_turn
+
+pytestmark = pytest.mark.usefixtures("indexed_kb")
+
+
+async def test_flood_gets_an_error_then_close_1008(settings):
+    """Past WS_FLOOD_LIMIT frames in the window: one flood error, then close code 1008."""
+    settings.WS_FLOOD_LIMIT = "30/10"
+    ws = await open_socket()
+    for _ in range(31):
+        await ws.send_to(text_data='{"type":"nope"}')
+    replies = [await ws.receive_output(timeout=5) for _ in range(32)]
+    frames = [json.loads(r["text"]) for r in replies if r["type"] == "websocket.send"]
+    assert [f["code"] for f in frames] == ["unknown_type"] * 30 + ["flood"]
+    assert replies[-1]["type"] == "websocket.close" and replies[-1]["code"] == 1008
+    await ws.disconnect()  # what daphne tells the app after the close
+
+
+async def test_huge_frame_gets_an_error_then_close_1009(settings):
+    """A frame over WS_CLOSE_FRAME_BYTES: a too_large error, then close code 1009."""
+    settings.WS_CLOSE_FRAME_BYTES = 100_000
+    ws = await open_socket()
+    await ws.send_to(text_data="x" * 100_001)
+    error = await ws.receive_output(timeout=5)
+    assert json.loads(error["text"])["code"] == "too_large"
+    closed = await ws.receive_output(timeout=5)
+    assert closed["type"] == "websocket.close" and closed["code"] == 1009
+    await ws.disconnect()
+
+
+async def test_large_frame_under_the_close_cap_keeps_the_connection():
+    """A frame over the 64 KiB cap but under the close cap: error, connection stays usable."""
+    ws = await open_socket()
+    await ws.send_to(text_data="x" * 70_000)
+    assert (await ws.receive_json_from(timeout=5))["code"] == "too_large"
+    assert (await run_turn(ws, "Vad kostar premium?"))[-1]["grounded"] is True
+    await ws.disconnect()
+
+
+async def test_connections_per_address_are_limited(settings):
+    """Past WS_MAX_CONNECTIONS_PER_IP open connections, a new one is told why and closed."""
+    settings.WS_MAX_CONNECTIONS_PER_IP = 2
+    first, second = await open_socket(), await open_socket()
+    third = WebsocketCommunicator(application, "/ws/chat/")
+    connected, _ = await third.connect(timeout=5)
+    assert connected
+    refusal = await third.receive_output(timeout=5)
+    assert json.loads(refusal["text"])["code"] == "too_many_connections"
+    assert (await third.receive_output(timeout=5))["code"] == 1008
+    await third.disconnect()
+    await first.disconnect()
+    fourth = await open_socket()
+    frames = await run_turn(fourth, "Vad kostar premium?")
+    assert frames[-1]["type"] == "response", frames
+    await second.disconnect()
+    await fourth.disconnect()
