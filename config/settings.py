@@ -95,7 +95,10 @@ if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
             "BACKEND": "channels_redis.core.RedisChannelLayer",
-            "CONFIG": {"hosts": [REDIS_URL]},
+            # redis-py 8 reads with a 5 s timeout by default, the same 5 s that
+            # channels-redis blocks waiting for a message: an idle connection
+            # would die with 1011. Options in the URL still win.
+            "CONFIG": {"hosts": [{"address": REDIS_URL, "socket_timeout": 15}]},
         }
     }
 else:
@@ -159,6 +162,9 @@ RETRIEVAL_TOP_K = env.int("RETRIEVAL_TOP_K", default=5)
 # Minimum BM25 score for a chunk to count as support at all.
 RETRIEVAL_THRESHOLD = env.float("RETRIEVAL_THRESHOLD", default=1.0)
 HISTORY_EXCHANGES = env.int("HISTORY_EXCHANGES", default=5)
+# How stale the in-memory KB index may be when no reindex announcement arrives
+# (e.g. no shared channel layer): the database's version is checked this often.
+KB_VERSION_CHECK_SECONDS = env.float("KB_VERSION_CHECK_SECONDS", default=0.5)
 
 LLM_BACKEND = env("LLM_BACKEND", default="mock")
 LLM_BASE_URL = env("LLM_BASE_URL", default="https://api.openai.com/v1")

@@ -7,9 +7,11 @@ restart.
 """
 
 import threading
+import time
 from datetime import datetime
 
 from channels.db import database_sync_to_async
+from django.conf import settings
 
 from grounding.index import ChunkRecord, KBIndex
 from grounding.models import KBChunk, KBDocument, KBIndexState
@@ -20,6 +22,7 @@ StateKey = tuple[int, datetime | None]
 
 _lock = threading.Lock()
 _cached: tuple[StateKey, KBIndex] | None = None
+_checked_at = float("-inf")  # time.monotonic() of the last version check from async code
 _RELOAD_ATTEMPTS = 5
 
 _CHUNK_FIELDS = (
@@ -107,15 +110,30 @@ def current_index() -> KBIndex:
 
 
 async def acurrent_index() -> KBIndex:
-    """``current_index`` for async code (runs in a worker thread)."""
-    return await database_sync_to_async(current_index, thread_sensitive=False)()
+    """``current_index`` for async code.
+
+    The version is read from the database (in a worker thread) at most every
+    ``KB_VERSION_CHECK_SECONDS``; in between, turns use the cached index with
+    no thread hop at all. A reindex announces itself over the channel layer
+    (``arefresh_index``), so the check is only the fallback.
+    """
+    global _checked_at
+    cached = _cached
+    now = time.monotonic()
+    if cached is not None and now - _checked_at < settings.KB_VERSION_CHECK_SECONDS:
+        return cached[1]
+    index = await database_sync_to_async(current_index, thread_sensitive=False)()
+    _checked_at = now
+    return index
 
 
 async def arefresh_index(*, version: int) -> None:
     """Load index ``version`` now, once per process however many connections heard of it."""
+    global _checked_at
     cached = _cached
     if cached is not None and cached[0][0] >= version:
         return
+    _checked_at = float("-inf")
     await acurrent_index()
 
 
@@ -131,6 +149,7 @@ def index_is_empty() -> bool:
 
 def clear_index_cache() -> None:
     """Forget the cached index (tests, and after swapping databases)."""
-    global _cached
+    global _cached, _checked_at
     with _lock:
         _cached = None
+        _checked_at = float("-inf")

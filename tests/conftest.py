@@ -15,6 +15,7 @@ def _fast_product_settings(settings):
     settings.LLM_TOKEN_DELAY_MS = "0"
     settings.LLM_BACKEND = "mock"
     settings.SMS_BACKEND = "actions.sms.LocmemBackend"
+    settings.KB_VERSION_CHECK_SECONDS = 0
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
