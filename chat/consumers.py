@@ -17,6 +17,7 @@ from chat import action_calls, audit, protocol
 from chat.asyncdb import off_loop
 from chat.edge import client_address, connection_admit, connection_release
 from chat.events import StreamEnd
+from chat.lifecycle import connection_register, connection_unregister
 from chat.pipeline import Turn
 from chat.protocol import ErrorCode, ProtocolError, error_frame
 from chat.ratelimit import limiter_from_setting
@@ -39,6 +40,7 @@ def new_message_id() -> str:
 
 
 class ChatConsumer(AsyncJsonWebsocketConsumer):
+    turn: Turn | None = None
     turn_task: asyncio.Task | None = None
     closing = False
     streaming_id: str | None = None  # messageId of the turn whose stream is open
@@ -62,6 +64,7 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         for group in self.groups_joined:
             await self.channel_layer.group_add(group, self.channel_name)
         await self.accept()
+        connection_register(self)
         bind_conversation(self.context.id)
         metrics.connection_opened()
         self.counted = True
@@ -79,6 +82,7 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
             metrics.connection_closed()
         if getattr(self, "admitted", False):
             connection_release(self.address)
+        connection_unregister(self)
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         """Parse one frame and hand it to its handler; bad input gets one error frame."""
@@ -114,6 +118,7 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         await self._stop_turn()
         message_id = command.id or new_message_id()
         turn = Turn(context=self.context, text=command.text, message_id=message_id)
+        self.turn = turn
         self.streaming_id = message_id
         self.turn_task = asyncio.create_task(self._run_turn(turn))
 
@@ -165,6 +170,26 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         protocol.RejectAction: on_reject,
         protocol.GiveFeedback: on_feedback,
     }
+
+    async def shut_down(self) -> None:
+        """Server shutdown: stop the stream (recorded as interrupted), say so, close 1001."""
+        if self.closing:
+            return
+        self.closing = True
+        task = self.turn_task
+        if task is not None and not task.done() and self.turn is not None:
+            self.turn.interrupted = True
+            task.cancel()
+            with suppress(asyncio.CancelledError):
+                await task
+        with suppress(Exception):  # the client may be gone already
+            if self.streaming_id is not None:
+                await self.send_json(StreamEnd("cancelled", self.streaming_id).frame())
+            await self.send_json(
+                error_frame(ErrorCode.SERVER_SHUTDOWN, "The server is restarting; reconnect.")
+            )
+            await self.close(code=1001)
+        await audit.drain()
 
     async def _refuse(self, code: str, message: str, close_code: int) -> None:
         """One error frame, then close with ``close_code`` (1008 policy, 1009 too big)."""

@@ -84,6 +84,7 @@ class Turn:
             language=self.language,
         )
         self._started = time.perf_counter()
+        self.interrupted = False  # set when the server stops the turn on shutdown
 
     async def events(self) -> AsyncIterator[Event]:
         """The turn's events, in protocol order; persists the turn when it ends."""
@@ -96,8 +97,9 @@ class Turn:
                     yield event
         finally:
             if self.record.status is None:
-                # Closed before the end: the client cancelled or went away.
-                self.record.status = Status.CANCELLED
+                # Closed before the end: the client cancelled or went away, or
+                # the server is shutting down.
+                self.record.status = Status.INTERRUPTED if self.interrupted else Status.CANCELLED
                 self.record.text = self.record.shown
             self.record.total_ms = self._elapsed_ms()
             metrics.turn_finished(self.record.status, self.record.ttft_ms, self.record.total_ms)

@@ -18,6 +18,7 @@ class ErrorCode:
     RATE_LIMITED = "rate_limited"
     FLOOD = "flood"
     TOO_MANY_CONNECTIONS = "too_many_connections"
+    SERVER_SHUTDOWN = "server_shutdown"
     NOT_FOUND = "not_found"
     INTERNAL = "internal_error"
 

@@ -10,9 +10,10 @@ django_asgi_app = get_asgi_application()
 
 from channels.routing import ProtocolTypeRouter  # noqa: E402
 
-from config import daphne_guard  # noqa: E402
+from config import daphne_guard, shutdown  # noqa: E402
 from config.websocket import websocket_application  # noqa: E402
 
 daphne_guard.install()
+shutdown.install()
 
 application = ProtocolTypeRouter({"http": django_asgi_app, "websocket": websocket_application()})

@@ -1,10 +1,19 @@
-"""A bound on what daphne buffers for a WebSocket client that does not read.
+"""Two guards daphne lacks at the WebSocket edge.
+
+1. A bound on what daphne buffers for a WebSocket client that does not read.
 
 Daphne writes every frame straight into Twisted's transport, which buffers
 without limit: a client that stops reading would make the server hold every
 token it is sent. Past ``WS_MAX_SEND_BUFFER_BYTES`` waiting to go out, the
 connection is dropped instead (the turn is recorded as cancelled by the
-consumer's disconnect). Installed from ``config.asgi`` when daphne serves it.
+consumer's disconnect).
+
+2. The close codes RFC 6455 gives servers. Autobahn's ``sendClose`` only
+lets an application send 1000 or 3000-4999, so daphne turns a close with
+1008 (policy: flood, too many connections), 1009 (too big) or 1001 (going
+away: shutdown) into an exception and a 1011. Those codes go out as sent.
+
+Installed from ``config.asgi`` when daphne serves it.
 """
 
 import logging
@@ -12,6 +21,8 @@ import logging
 from django.conf import settings
 
 logger = logging.getLogger(__name__)
+
+SERVER_CLOSE_CODES = frozenset({1001, 1008, 1009, 1011})
 
 
 def pending_bytes(transport) -> int:
@@ -39,6 +50,14 @@ def install() -> bool:
             logger.warning("Dropping a WebSocket client that stopped reading: %s", self.client_addr)
             self.dropConnection(abort=True)
 
+    def server_close(self, code=None):
+        if code in SERVER_CLOSE_CODES:
+            self.sendCloseFrame(code=code, isReply=False)
+        else:
+            original_close(self, code)
+
+    original_close = WebSocketProtocol.serverClose
     WebSocketProtocol.serverSend = server_send
+    WebSocketProtocol.serverClose = server_close
     WebSocketProtocol._send_buffer_guard = True
     return True
