@@ -26,25 +26,8 @@ def conversation_touch(
     return conversation
 
 
-@transaction.atomic
-def turn_record(*, record) -> Message:
-    """Persist one turn (the user's message and the assistant's answer) atomically.
-
-    ``record`` is a ``chat.pipeline.TurnRecord``.
-    """
-    conversation_touch(
-        conversation_id=record.conversation_id,
-        session_key=record.session_key,
-        language=record.language,
-    )
-    question = Message.objects.create(
-        conversation_id=record.conversation_id,
-        role=Message.Role.USER,
-        message_id=record.message_id,
-        text=record.question,
-        language=record.language,
-    )
-    return Message.objects.create(
+def _assistant_message(record, question: Message) -> Message:
+    return Message(
         conversation_id=record.conversation_id,
         role=Message.Role.ASSISTANT,
         message_id=record.message_id,
@@ -64,6 +47,49 @@ def turn_record(*, record) -> Message:
         token_count=record.token_count,
         backend=record.backend,
         model=record.model,
+    )
+
+
+@transaction.atomic
+def turns_record(*, records: list) -> list[Message]:
+    """Persist turns (each the user's message and the assistant's answer) in one transaction.
+
+    ``records`` are ``chat.pipeline.TurnRecord``s, oldest first. A handful of
+    queries whatever their number: the audit writer batches turns under load.
+    """
+    now = timezone.now()
+    latest = {record.conversation_id: record for record in records}
+    Conversation.objects.bulk_create(
+        [
+            Conversation(pk=cid, session_key=r.session_key, language=r.language)
+            for cid, r in latest.items()
+        ],
+        ignore_conflicts=True,
+    )
+    Conversation.objects.bulk_update(
+        [
+            Conversation(pk=cid, language=r.language, last_active_at=now)
+            for cid, r in latest.items()
+        ],
+        ["language", "last_active_at"],
+    )
+    questions = Message.objects.bulk_create(
+        [
+            Message(
+                conversation_id=record.conversation_id,
+                role=Message.Role.USER,
+                message_id=record.message_id,
+                text=record.question,
+                language=record.language,
+            )
+            for record in records
+        ]
+    )
+    return Message.objects.bulk_create(
+        [
+            _assistant_message(record, question)
+            for record, question in zip(records, questions, strict=True)
+        ]
     )
 
 
