@@ -255,9 +255,12 @@ class AnswerChecker:
             return []
         mentions = find_subjects(sentence, self.vocabulary)
         context = _terms(sentence)
+        ordinal = next((n for n in numbers if is_list_ordinal(sentence, n)), None)
         if not mentions:
             return [
-                self._check_number(number, None, counted_word(sentence, number), context)
+                self._check_number(
+                    number, None, counted_word(sentence, number), context, number is ordinal
+                )
                 for number in numbers
             ]
         spans = clauses(sentence, mentions)
@@ -271,6 +274,7 @@ class AnswerChecker:
                 self._subject_rule(number, bisect_right(ends, number.start), by_clause),
                 counted_word(sentence, number),
                 context,
+                number is ordinal,
             )
             for number in numbers
         ]
@@ -313,12 +317,21 @@ class AnswerChecker:
         rule: SubjectRule | None,
         counted: str | None = None,
         context: frozenset[str] = frozenset(),
+        ordinal: bool = False,
     ) -> NumberCheck:
         candidates = [
             support
             for support in self._by_key.get(number.lookup_key, ())
             if supports(number, support.number) and _counts_the_same(counted, support)
         ]
+        if ordinal:
+            # "2. Kontrollera …" is step 2 of a list: only that step supports it.
+            candidates = [
+                c
+                for c in candidates
+                if is_list_ordinal(c.line.text, c.number)
+                and _mostly_within(context, _terms(c.line.text))
+            ]
         if not candidates:
             reason = AMBIGUOUS_FORM if number.ambiguous else NOT_IN_SNIPPETS
             return NumberCheck(number, rule, None, _unsupported(number, reason))
@@ -326,7 +339,12 @@ class AnswerChecker:
             if number.kind in _TOPICAL_KINDS:
                 # A bare value ("24 hours", "2.") is common: the supporting line
                 # must also be about what the sentence talks about.
-                candidates = [c for c in candidates if _overlap(context, _line_terms(c.line))]
+                own = _terms(number.text)  # "hours" in "4 hours" says nothing of the topic
+                candidates = [
+                    c
+                    for c in candidates
+                    if _overlap(context - own, _line_terms(c.line) - _terms(c.number.text))
+                ]
                 if not candidates:
                     return NumberCheck(number, None, None, _unsupported(number, TOPIC_MISMATCH))
             return NumberCheck(number, None, self._citation(candidates[0], None), None)
@@ -459,6 +477,8 @@ def _counts_the_same(counted: str | None, support: "_Support") -> bool:
     """The supporting number counts the same thing, or its line names it."""
     if counted is None:
         return True
+    if support.number.kind not in _PLAIN_KINDS or support.number.unit is not None:
+        return False  # "10 månader" is not supported by "10 %" or "10 TB"
     line = support.line.text
     kb_counted = counted_word(line, support.number)
     if kb_counted is not None:
@@ -473,6 +493,20 @@ _TOPICAL_KINDS = frozenset({NumberKind.INTEGER, NumberKind.DECIMAL, NumberKind.P
 @lru_cache(maxsize=8192)
 def _terms(text: str) -> frozenset[str]:
     return frozenset(t for t in content_terms(text) if not any(ch.isdigit() for ch in t))
+
+
+_ORDINAL = re.compile(r"\s*(?:[-*]\s+)?(\d{1,2})\.\s")
+
+
+def is_list_ordinal(text: str, number: Number) -> bool:
+    """Whether ``number`` numbers a list item: "2. Kontrollera …" at the start of ``text``."""
+    match = _ORDINAL.match(text)
+    return match is not None and match.start(1) == number.start
+
+
+def _mostly_within(answer: frozenset[str], line: frozenset[str]) -> bool:
+    """Most of the answer's terms are the line's: it is the same step, not another one."""
+    return bool(answer) and len(answer & line) * 2 >= len(answer)
 
 
 def _overlap(a: frozenset[str], b: frozenset[str]) -> bool:
