@@ -12,20 +12,23 @@ from chat.admin_tools import ReadOnlyAdminMixin, export_jsonl
 TICKET_REFERENCE_RE = re.compile(r"^T-?(\d+)$", re.IGNORECASE)
 
 
+EXECUTION_FIELDS = [
+    "status",
+    "success",
+    "message",
+    "result",
+    "error",
+    "claimed_at",
+    "executed_at",
+    "duplicate_confirms",
+]
+
+
 class ExecutionInline(ReadOnlyAdminMixin, admin.StackedInline):
     model = Execution
     extra = 0
     can_delete = False
-    fields = [
-        "status",
-        "success",
-        "message",
-        "result",
-        "error",
-        "claimed_at",
-        "executed_at",
-        "duplicate_confirms",
-    ]
+    fields = EXECUTION_FIELDS
     readonly_fields = fields
 
 
@@ -86,17 +89,7 @@ class ExecutionAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
     date_hierarchy = "claimed_at"
     search_fields = ["=suggestion__suggestion_id", "suggestion__payload__phone", "message"]
     list_select_related = ["suggestion"]
-    fields = [
-        "suggestion",
-        "status",
-        "success",
-        "message",
-        "result",
-        "error",
-        "claimed_at",
-        "executed_at",
-        "duplicate_confirms",
-    ]
+    fields = ["suggestion", *EXECUTION_FIELDS]
     readonly_fields = fields
 
     @admin.display(description="action", ordering="suggestion__action")
