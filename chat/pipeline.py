@@ -27,7 +27,6 @@ from grounding.guard import GuardedStream
 from grounding.retrieval import RetrievalResult, is_follow_up, retrieve
 from grounding.selectors import acurrent_index
 from grounding.text import detect_language
-from grounding.verification import verify_answer
 
 logger = logging.getLogger(__name__)
 Status = Message.Status
@@ -174,7 +173,8 @@ class Turn:
     # -- helpers ---------------------------------------------------------------
 
     def _verdict_response(self, result: RetrievalResult, index, guard: GuardedStream) -> Response:
-        verdict = verify_answer(self.record.draft, result.snippets, subjects=index.subjects)
+        # The guard's checker already analysed these snippets: the final verdict reuses it.
+        verdict = guard.checker.verdict(self.record.draft)
         citations = [c.as_dict() for c in verdict.citations]
         if verdict.grounded and guard.failed is None and self.record.draft.strip():
             self.context.remember(

@@ -85,7 +85,8 @@ def turn_finished(status: str, ttft_ms: float | None, total_ms: float | None) ->
         TIME_TO_FIRST_TOKEN.observe(ttft_ms / 1000)
     if total_ms is not None:
         TURN_DURATION.observe(total_ms / 1000)
-    logger.info(
+    # DEBUG: one line per turn at INFO costs the event loop measurably under load.
+    logger.debug(
         "Turn finished: %s",
         status,
         extra={"status": str(status), "ttft_ms": ttft_ms, "total_ms": total_ms},

@@ -22,7 +22,7 @@ class GuardedStream:
     """Feed the LLM's deltas in; get back only what is safe to send."""
 
     def __init__(self, snippets: Sequence[Snippet], *, subjects: frozenset[str] = frozenset()):
-        self._checker = AnswerChecker(snippets, subjects=subjects)
+        self.checker = AnswerChecker(snippets, subjects=subjects)
         self.failed: UnsupportedNumber | None = None
         self._released: list[str] = []
         self._sentence = ""  # the sentence being received, released part included
@@ -72,7 +72,7 @@ class GuardedStream:
         self._sentence, self._sent, self._scan, self._holding = text, 0, 0, False
 
     def _close_sentence(self, sentence: str, out: list[str]) -> bool:
-        for check in self._checker.check_sentence(sentence):
+        for check in self.checker.check_sentence(sentence):
             if check.unsupported is not None:
                 self.failed = check.unsupported
                 return False

@@ -88,6 +88,14 @@ class KBIndex:
             if category
         }
         self._category_phrases = self._build_category_phrases()
+        # Phrases by the terms of their first word: a query only looks at those it can match.
+        self._phrases_by_term: dict[str, list[tuple[str, tuple[frozenset[str], ...]]]] = (
+            defaultdict(list)
+        )
+        for category, phrases in self._category_phrases.items():
+            for phrase in phrases:
+                for term in phrase[0]:
+                    self._phrases_by_term[term].append((category, phrase))
         self.subjects: frozenset[str] = kb_subjects(r.text for r in self.records)
         self._locations: dict[str, list[tuple[Number, str, int, str]]] | None = None
         self._locations_lock = threading.Lock()
@@ -166,14 +174,19 @@ class KBIndex:
         ]
         if not query_words:
             return None
+        candidates = {
+            (category, phrase)
+            for terms in query_words
+            for term in terms
+            for category, phrase in self._phrases_by_term.get(term, ())
+        }
         covered: dict[str, set[int]] = defaultdict(set)
-        for category, phrases in self._category_phrases.items():
-            for phrase in phrases:
-                positions = [
-                    [i for i, terms in enumerate(query_words) if terms & word] for word in phrase
-                ]
-                if all(positions):
-                    covered[category].update(i for found in positions for i in found)
+        for category, phrase in candidates:
+            positions = [
+                [i for i, terms in enumerate(query_words) if terms & word] for word in phrase
+            ]
+            if all(positions):
+                covered[category].update(i for found in positions for i in found)
         best = max((len(found) for found in covered.values()), default=0)
         if best == 0:
             return None

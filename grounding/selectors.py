@@ -122,9 +122,10 @@ async def acurrent_index() -> KBIndex:
     now = time.monotonic()
     if cached is not None and now - _checked_at < settings.KB_VERSION_CHECK_SECONDS:
         return cached[1]
-    index = await database_sync_to_async(current_index, thread_sensitive=False)()
+    # Claimed before the await: turns that start meanwhile use the cached index
+    # instead of each queueing a check of their own.
     _checked_at = now
-    return index
+    return await database_sync_to_async(current_index, thread_sensitive=False)()
 
 
 async def arefresh_index(*, version: int) -> None:

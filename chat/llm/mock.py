@@ -10,6 +10,7 @@ import asyncio
 import random
 import re
 from collections.abc import AsyncIterator
+from functools import lru_cache
 
 from django.conf import settings
 
@@ -46,7 +47,7 @@ def best_line(question: str, request: LLMRequest) -> str:
             text = line.strip()
             if not text or text.startswith("#") or set(text) <= set("|-: "):
                 continue
-            terms = set(content_terms(text))
+            terms = _line_terms(text)
             overlap = sum(1 for group in wanted if group & terms)
             if not overlap:
                 continue
@@ -54,6 +55,11 @@ def best_line(question: str, request: LLMRequest) -> str:
             if score > best_score:
                 best, best_score = text, score
     return best or _first_line(request)
+
+
+@lru_cache(maxsize=4096)
+def _line_terms(line: str) -> frozenset[str]:
+    return frozenset(content_terms(line))
 
 
 def _first_line(request: LLMRequest) -> str:

@@ -35,21 +35,23 @@ probe = logging.getLogger("tests.config.probe")
 
 
 @contextmanager
-def captured_lines(formatter: logging.Formatter | None = None) -> Iterator[io.StringIO]:
-    """Everything logged at INFO and above, formatted as the console handler would."""
+def captured_lines(
+    formatter: logging.Formatter | None = None, level: int = logging.INFO
+) -> Iterator[io.StringIO]:
+    """Everything logged at ``level`` and above, formatted as the console handler would."""
     stream = io.StringIO()
     handler = logging.StreamHandler(stream)
     handler.addFilter(TurnContextFilter())
     handler.setFormatter(formatter or JsonFormatter())
     root = logging.getLogger()
-    level = root.level
+    previous = root.level
     root.addHandler(handler)
-    root.setLevel(logging.INFO)
+    root.setLevel(level)
     try:
         yield stream
     finally:
         root.removeHandler(handler)
-        root.setLevel(level)
+        root.setLevel(previous)
 
 
 def json_lines(stream: io.StringIO) -> list[dict]:
@@ -140,8 +142,8 @@ def test_plain_lines_name_the_turn_only_inside_one():
 
 
 def test_turn_summary_line_has_ids_status_and_timings():
-    """The metrics hook logs one INFO line per turn, tagged with the turn."""
-    with captured_lines() as stream, bind_turn("conv-5", "msg_5"):
+    """The metrics hook logs one DEBUG line per turn, tagged with the turn."""
+    with captured_lines(level=logging.DEBUG) as stream, bind_turn("conv-5", "msg_5"):
         metrics.turn_finished("done", 210.5, 1800.0)
     (line,) = json_lines(stream)
     assert line["conversation_id"] == "conv-5" and line["message_id"] == "msg_5"

@@ -1,0 +1,1 @@
+"""Benchmarks: ``make bench`` (``python -m bench``) and the reindex timing script."""

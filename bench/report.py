@@ -1,0 +1,238 @@
+"""The benchmark table: every figure beside its target and both floors."""
+
+from dataclasses import asdict, dataclass
+
+from bench.servers import CHANNELS_FLOOR, PRODUCT, WEBSOCKETS_FLOOR
+
+NA = "n/a"
+TARGET_LOAD_CLIENTS = 500  # where the product is held to the floors
+TARGET_IDLE_CLIENTS = 1000  # where idle memory is held to 150 MB
+COMPLETE_AT = (500, 1000)  # where every turn must complete with no error
+
+
+@dataclass
+class Row:
+    figure: str
+    target: str = ""
+    product: str = ""
+    channels: str = NA
+    websockets: str = NA
+    verdict: str = ""  # "ok", "MISS" or "" (no target)
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def fmt(value, digits: int = 2) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, float):
+        return f"{value:.{digits}f}"
+    return str(value)
+
+
+def verdict(ok: bool | None) -> str:
+    return "" if ok is None else ("ok" if ok else "MISS")
+
+
+def _get(result: dict | None, *path):
+    for key in path:
+        if result is None:
+            return None
+        result = result.get(key)
+    return result
+
+
+def _by_kind(runs: dict, *path, digits: int = 2) -> dict:
+    return {
+        "product": fmt(_get(runs.get(PRODUCT), *path), digits),
+        "channels": fmt(_get(runs.get(CHANNELS_FLOOR), *path), digits),
+        "websockets": fmt(_get(runs.get(WEBSOCKETS_FLOOR), *path), digits),
+    }
+
+
+def latency_rows(runs: dict) -> list[Row]:
+    rows = []
+    for label, path, limit in (
+        ("first stream p50 (ms)", ("first_stream_ms", "p50"), 5),
+        ("first stream p99 (ms)", ("first_stream_ms", "p99"), 15),
+        ("response p50 (ms)", ("response_ms", "p50"), None),
+        ("response p99 (ms)", ("response_ms", "p99"), None),
+    ):
+        value = _get(runs.get(PRODUCT), *path)
+        ok = None if limit is None or value is None else value <= limit
+        rows.append(
+            Row(
+                f"S1 1 client, delay 0: {label}",
+                f"<= {limit}" if limit else "",
+                **_by_kind(runs, *path),
+                verdict=verdict(ok),
+            )
+        )
+    errors = {k: _get(runs.get(k), "errors") for k in runs}
+    rows.append(
+        Row(
+            "S1 turns completed / errors",
+            "all / 0",
+            **{
+                col: f"{_get(runs.get(kind), 'completed')} / {sum((errors[kind] or {}).values())}"
+                if kind in runs
+                else NA
+                for col, kind in (
+                    ("product", PRODUCT),
+                    ("channels", CHANNELS_FLOOR),
+                    ("websockets", WEBSOCKETS_FLOOR),
+                )
+            },
+            verdict=verdict(
+                _get(runs.get(PRODUCT), "completed") == _get(runs.get(PRODUCT), "turns")
+                and not errors.get(PRODUCT)
+            )
+            if PRODUCT in runs
+            else "",
+        )
+    )
+    return rows
+
+
+def _floors_ok(runs: dict) -> bool | None:
+    product = _get(runs.get(PRODUCT), "extra_per_frame_ms", "p99")
+    channels = _get(runs.get(CHANNELS_FLOOR), "extra_per_frame_ms", "p99")
+    plain = _get(runs.get(WEBSOCKETS_FLOOR), "extra_per_frame_ms", "p99")
+    if None in (product, channels, plain):
+        return None
+    return product <= channels and product <= 2 * plain
+
+
+def load_rows(clients: int, runs: dict, turns: int) -> list[Row]:
+    tag = f"S2 {clients} clients:"
+    product = runs.get(PRODUCT) or {}
+    held = clients == TARGET_LOAD_CLIENTS
+    complete = clients in COMPLETE_AT
+    rows = [
+        Row(f"{tag} extra delay/frame p50 (ms)", **_by_kind(runs, "extra_per_frame_ms", "p50")),
+        Row(
+            f"{tag} extra delay/frame p99 (ms)",
+            "<= channels, <= 2x websockets" if held else "",
+            **_by_kind(runs, "extra_per_frame_ms", "p99"),
+            verdict=verdict(_floors_ok(runs)) if held else "",
+        ),
+        Row(f"{tag} first stream p50 (ms, has 50 ms)", **_by_kind(runs, "first_stream_ms", "p50")),
+        Row(f"{tag} first stream p99 (ms, has 50 ms)", **_by_kind(runs, "first_stream_ms", "p99")),
+        Row(
+            f"{tag} turns completed",
+            f"= {clients * turns}" if complete else "",
+            **_by_kind(runs, "turns_completed"),
+            verdict=verdict(product.get("turns_completed") == clients * turns) if complete else "",
+        ),
+        Row(
+            f"{tag} errors",
+            "0" if complete else "",
+            **_by_kind(runs, "error_count"),
+            verdict=verdict(product.get("error_count") == 0) if complete else "",
+        ),
+        Row(f"{tag} connect all (s)", **_by_kind(runs, "connect_s")),
+        Row(
+            f"{tag} RSS added by idle conns (MB)",
+            "<= 150" if clients == TARGET_IDLE_CLIENTS else "",
+            **_by_kind(runs, "server", "idle_added_mb", digits=1),
+            verdict=verdict(_get(product, "server", "idle_added_mb") <= 150)
+            if clients == TARGET_IDLE_CLIENTS
+            and _get(product, "server", "idle_added_mb") is not None
+            else "",
+        ),
+        Row(f"{tag} RSS peak (MB)", **_by_kind(runs, "server", "rss_peak_mb", digits=1)),
+        Row(f"{tag} server CPU in turns (s)", **_by_kind(runs, "server", "cpu_turns_s")),
+        Row(
+            f"{tag} of which event-loop thread (s)",
+            **_by_kind(runs, "server", "cpu_turns_loop_thread_s"),
+        ),
+        Row(f"{tag} server CPU (% of 1 core)", **_by_kind(runs, "server", "cpu_pct", digits=0)),
+        Row(f"{tag} turns wall time (s)", **_by_kind(runs, "wall_s")),
+    ]
+    return rows
+
+
+def grounding_rows(result: dict) -> list[Row]:
+    verification = result.get("verification", {})
+    retrieval = result.get("retrieval", {})
+    reindex = result.get("reindex", {})
+    seconds = reindex.get("seconds", {})
+
+    def row(figure, target, value, limit, digits=3):
+        ok = None if limit is None or value is None else value <= limit
+        return Row(figure, target, fmt(value, digits), verdict=verdict(ok))
+
+    chars, numbers = verification.get("answer_chars"), verification.get("numbers")
+    chunks, files = retrieval.get("chunks"), reindex.get("files")
+    return [
+        row(
+            f"S3 verify {chars} chars, {numbers} numbers p50 (ms)",
+            "<= 1",
+            _get(verification, "ms", "p50"),
+            1,
+        ),
+        row("S3 verify p99 (ms)", "", _get(verification, "ms", "p99"), None),
+        row(f"S3 retrieval p50, {chunks} chunks (ms)", "<= 2", _get(retrieval, "ms", "p50"), 2),
+        row("S3 retrieval p99 (ms)", "", _get(retrieval, "ms", "p99"), None),
+        row(f"S3 index build, {chunks} chunks (s)", "", retrieval.get("index_build_s"), None),
+        row(f"S3 reindex_kb cold, {files} files (s)", "<= 15", seconds.get("cold"), 15),
+        row("S3 reindex_kb unchanged (s)", "<= 1", seconds.get("unchanged"), 1),
+        row("S3 reindex_kb cold, command line (s)", "", seconds.get("cold_command_line"), None),
+        row(
+            "S3 reindex_kb unchanged, command line (s)",
+            "",
+            seconds.get("unchanged_command_line"),
+            None,
+        ),
+    ]
+
+
+def actions_rows(result: dict) -> list[Row]:
+    rows = []
+    for mode, label in (("distinct", "distinct suggestions"), ("shared", "one suggestion")):
+        run = result.get(mode)
+        if not run:
+            continue
+        confirms = run.get("confirms", 0)
+        outcomes = run.get("outcomes", {})
+        if mode == "distinct":
+            target = f"{confirms} executed"
+            ok = outcomes == {"executed": confirms} and not run.get("error_count")
+        else:
+            target = f"1 executed, {confirms - 1} ignored"
+            ok = outcomes == {"executed": 1, "ignored": confirms - 1} and not run.get("error_count")
+        shown = ", ".join(f"{v} {k}" for k, v in sorted(outcomes.items())) or run.get("error", "")
+        if run.get("error_count"):
+            shown += f", {run['error_count']} errors"
+        tag = f"S4 {confirms} confirms, {label}:"
+        rows += [
+            Row(f"{tag} outcome", target, shown, verdict=verdict(ok)),
+            Row(f"{tag} p50 (ms)", "", fmt(_get(run, "confirm_ms", "p50"))),
+            Row(f"{tag} p99 (ms)", "", fmt(_get(run, "confirm_ms", "p99"))),
+        ]
+    return rows
+
+
+COLUMNS = (
+    ("figure", "figure", 50),
+    ("target", "target", 30),
+    ("product", "product", 14),
+    ("channels", "channels floor", 14),
+    ("websockets", "websockets floor", 16),
+    ("verdict", "", 4),
+)
+
+
+def table(rows: list[Row]) -> str:
+    def line(values) -> str:
+        return "  ".join(
+            str(v).ljust(w) if i < 2 else str(v).rjust(w)
+            for i, (v, (_, _, w)) in enumerate(zip(values, COLUMNS, strict=True))
+        ).rstrip()
+
+    header = line(title for _, title, _ in COLUMNS)
+    out = [header, "-" * len(header)]
+    for row in rows:
+        out.append(line(getattr(row, key) for key, _, _ in COLUMNS))
+    return "\n".join(out)

@@ -1,0 +1,1 @@
+"""Benchmark scenarios that run in their own process (no server involved)."""

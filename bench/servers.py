@@ -1,0 +1,153 @@
+"""Start the servers under test: the product and the two floors, on loopback.
+
+The product runs as ``make run`` runs it (daphne, ``config.asgi``) against a
+copy of a throwaway SQLite database that was migrated and indexed once; the
+Channels floor runs on the same daphne command line; the ``websockets`` floor
+is its own small script. Each server logs to a file in the work directory.
+"""
+
+import json
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from tests.live import ROOT, free_port, prepare_database, product_env
+
+PRODUCT, CHANNELS_FLOOR, WEBSOCKETS_FLOOR = "product", "channels floor", "websockets floor"
+KINDS = (PRODUCT, CHANNELS_FLOOR, WEBSOCKETS_FLOOR)
+
+
+@dataclass(frozen=True)
+class Server:
+    kind: str
+    port: int
+    pid: int
+    log: Path
+
+    @property
+    def url(self) -> str:
+        return f"ws://127.0.0.1:{self.port}/ws/chat/"
+
+    @property
+    def http_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/"
+
+
+@dataclass
+class Workspace:
+    """The run's temporary directory, the indexed template database, the recorded turn."""
+
+    root: Path
+    frames: list[str] | None = None
+    response: dict | None = None
+    _runs: int = 0
+
+    @property
+    def template_db(self) -> Path:
+        return self.root / "template.sqlite3"
+
+    def prepare(self) -> None:
+        """Migrate and index ``kb/`` once; every product server starts from a copy."""
+        prepare_database(product_env(DATABASE_URL=f"sqlite:///{self.template_db}"))
+
+    def fresh_db(self) -> Path:
+        self._runs += 1
+        target = self.root / f"run{self._runs}.sqlite3"
+        shutil.copyfile(self.template_db, target)
+        return target
+
+
+def make_run_daphne_options() -> list[str]:
+    """The daphne options ``make run`` passes (read from the Makefile, so they stay in step)."""
+    makefile = (ROOT / "Makefile").read_text()
+    size = re.search(r"^WS_TRANSPORT_MAX_BYTES \?= (\d+)", makefile, re.MULTILINE)
+    if size is None:
+        return []
+    return ["--websocket-max-message-size", size[1], "--websocket-max-frame-size", size[1]]
+
+
+def _daphne(application: str, port: int, profile_to: Path | None) -> list[str]:
+    module = ["bench.profiled_daphne"] if profile_to else ["daphne"]
+    return [
+        sys.executable,
+        "-m",
+        *module,
+        "-b",
+        "127.0.0.1",
+        "-p",
+        str(port),
+        *make_run_daphne_options(),
+        application,
+    ]
+
+
+def _command_and_env(kind: str, ws: Workspace, port: int, delay_ms: int, profile_to):
+    if kind == PRODUCT:
+        env = product_env(
+            DATABASE_URL=f"sqlite:///{ws.fresh_db()}",
+            LLM_TOKEN_DELAY_MS=str(delay_ms),
+            # Every per-connection and per-address limit off: one address, many clients.
+            WS_RATE_LIMIT="0",
+            WS_FLOOD_LIMIT="0",
+            WS_MAX_CONNECTIONS_PER_IP="0",
+        )
+        command = _daphne("config.asgi:application", port, profile_to)
+    else:
+        if ws.frames is None or ws.response is None:
+            raise RuntimeError("record a product turn before starting a floor")
+        env = product_env(
+            BENCH_FRAMES=json.dumps(ws.frames),
+            BENCH_RESPONSE=json.dumps(ws.response),
+            BENCH_TOKEN_DELAY_MS=str(delay_ms),
+        )
+        if kind == CHANNELS_FLOOR:
+            env["DJANGO_SETTINGS_MODULE"] = "bench.floors.channels_settings"
+            command = _daphne("bench.floors.channels_asgi:application", port, profile_to)
+        else:
+            command = [sys.executable, "-m", "bench.floors.websockets_server", "--port", str(port)]
+    if profile_to:
+        env["BENCH_PROFILE_OUT"] = str(profile_to)
+    return command, env
+
+
+def _wait_for_port(port: int, proc: subprocess.Popen, log: Path, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            tail = log.read_text(errors="replace")[-2000:]
+            raise RuntimeError(f"server exited early with {proc.returncode}:\n{tail}")
+        with socket.socket() as sock:
+            if sock.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.05)
+    raise TimeoutError(f"server did not listen on {port}")
+
+
+@contextmanager
+def serve(kind: str, ws: Workspace, *, delay_ms: int, profile_to: Path | None = None):
+    """Run one server on a free loopback port; yields a ``Server``, stops it afterwards."""
+    port = free_port()
+    command, env = _command_and_env(kind, ws, port, delay_ms, profile_to)
+    log = ws.root / f"{kind.replace(' ', '-')}-{port}.log"
+    with log.open("wb") as log_file:
+        proc = subprocess.Popen(
+            command, cwd=ROOT, env=env, stdout=log_file, stderr=subprocess.STDOUT
+        )
+        try:
+            _wait_for_port(port, proc, log)
+            yield Server(kind=kind, port=port, pid=proc.pid, log=log)
+        finally:
+            if proc.poll() is None:
+                proc.send_signal(signal.SIGTERM)
+                try:
+                    proc.wait(timeout=20)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+                    proc.wait()
