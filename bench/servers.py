@@ -10,15 +10,13 @@ import json
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import sys
-import time
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from tests.live import ROOT, free_port, prepare_database, product_env
+from tests.live import ROOT, free_port, prepare_database, product_env, wait_for_port
 
 PRODUCT, CHANNELS_FLOOR, WEBSOCKETS_FLOOR = "product", "channels floor", "websockets floor"
 KINDS = (PRODUCT, CHANNELS_FLOOR, WEBSOCKETS_FLOOR)
@@ -117,19 +115,6 @@ def _command_and_env(kind: str, ws: Workspace, port: int, delay_ms: int, profile
     return command, env
 
 
-def _wait_for_port(port: int, proc: subprocess.Popen, log: Path, timeout: float = 30.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            tail = log.read_text(errors="replace")[-2000:]
-            raise RuntimeError(f"server exited early with {proc.returncode}:\n{tail}")
-        with socket.socket() as sock:
-            if sock.connect_ex(("127.0.0.1", port)) == 0:
-                return
-        time.sleep(0.05)
-    raise TimeoutError(f"server did not listen on {port}")
-
-
 @contextmanager
 def serve(kind: str, ws: Workspace, *, delay_ms: int, profile_to: Path | None = None):
     """Run one server on a free loopback port; yields a ``Server``, stops it afterwards."""
@@ -141,7 +126,7 @@ def serve(kind: str, ws: Workspace, *, delay_ms: int, profile_to: Path | None = 
             command, cwd=ROOT, env=env, stdout=log_file, stderr=subprocess.STDOUT
         )
         try:
-            _wait_for_port(port, proc, log)
+            wait_for_port(port, proc, timeout=30.0, log=log)
             yield Server(kind=kind, port=port, pid=proc.pid, log=log)
         finally:
             if proc.poll() is None:

@@ -40,16 +40,20 @@ def prepare_database(env: dict) -> None:
     manage("reindex_kb", "--if-empty", env=env)
 
 
-def _wait_for_port(port: int, proc: subprocess.Popen, timeout: float = 20.0) -> None:
+def wait_for_port(
+    port: int, proc: subprocess.Popen, timeout: float = 20.0, log: Path | None = None
+) -> None:
+    """Return once something listens on ``port``; fail if ``proc`` exits first."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if proc.poll() is not None:
-            raise RuntimeError(f"daphne exited early with {proc.returncode}")
+            tail = log.read_text(errors="replace")[-2000:] if log else ""
+            raise RuntimeError(f"server exited early with {proc.returncode}\n{tail}")
         with socket.socket() as sock:
             if sock.connect_ex(("127.0.0.1", port)) == 0:
                 return
         time.sleep(0.05)
-    raise TimeoutError(f"daphne did not listen on {port}")
+    raise TimeoutError(f"server did not listen on {port}")
 
 
 @contextmanager
@@ -78,7 +82,7 @@ def daphne_server(env: dict, port: int | None = None, *, log_path: Path | None =
         stderr=log if log is not None else subprocess.PIPE,
     )
     try:
-        _wait_for_port(port, proc)
+        wait_for_port(port, proc)
         yield port, proc
     finally:
         if proc.poll() is None:
