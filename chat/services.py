@@ -66,13 +66,13 @@ def turns_record(*, records: list) -> list[Message]:
         ],
         ignore_conflicts=True,
     )
-    Conversation.objects.bulk_update(
-        [
-            Conversation(pk=cid, language=r.language, last_active_at=now)
-            for cid, r in latest.items()
-        ],
-        ["language", "last_active_at"],
-    )
+    # Two plain UPDATEs (one per language), not bulk_update: its CASE per row
+    # is costly to build in Python, and this runs beside the streams.
+    by_language: dict[str, list] = {}
+    for cid, r in latest.items():
+        by_language.setdefault(r.language, []).append(cid)
+    for language, ids in by_language.items():
+        Conversation.objects.filter(pk__in=ids).update(language=language, last_active_at=now)
     questions = Message.objects.bulk_create(
         [
             Message(
