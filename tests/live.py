@@ -11,8 +11,27 @@ import sys
 import time
 from contextlib import contextmanager
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 ROOT = Path(__file__).resolve().parent.parent
+
+
+@contextmanager
+def throwaway_postgres_database(server_url: str, name: str):
+    """A fresh database ``name`` on the server of ``server_url``; yields its URL, drops it."""
+    import psycopg
+
+    def admin_execute(sql: str) -> None:
+        with psycopg.connect(server_url, autocommit=True) as admin:
+            admin.execute(sql)
+
+    # A crashed earlier run may have left one of the same name behind.
+    admin_execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    admin_execute(f'CREATE DATABASE "{name}"')
+    try:
+        yield urlunsplit(urlsplit(server_url)._replace(path=f"/{name}"))
+    finally:
+        admin_execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 def free_port() -> int:

@@ -7,13 +7,14 @@ import sys
 import uuid
 from collections import Counter
 from pathlib import Path
-from urllib.parse import quote, urlsplit, urlunsplit
+from urllib.parse import quote
 
 import pytest
 from django.db import connection
 
 from actions.services import suggestion_confirm, suggestion_create
 from tests.actions.confirm_race import confirm_concurrently, counts
+from tests.live import throwaway_postgres_database
 
 BASE_DIR = Path(__file__).resolve().parents[2]
 PHONE = {"phone": "+46 70 123 45 67", "phone_e164": "+46701234567"}
@@ -123,16 +124,8 @@ def postgres_database_url():
         pytest.skip(
             "TEST_POSTGRES_URL is not set (e.g. postgres://postgres@127.0.0.1:5432/postgres)"
         )
-    import psycopg
-
-    name = f"actions_race_{uuid.uuid4().hex[:12]}"
-    with psycopg.connect(server_url, autocommit=True) as admin:
-        admin.execute(f'CREATE DATABASE "{name}"')
-    try:
-        yield urlunsplit(urlsplit(server_url)._replace(path=f"/{name}"))
-    finally:
-        with psycopg.connect(server_url, autocommit=True) as admin:
-            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    with throwaway_postgres_database(server_url, f"actions_race_{uuid.uuid4().hex[:12]}") as url:
+        yield url
 
 
 @pytest.mark.postgres

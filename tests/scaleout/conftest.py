@@ -21,7 +21,13 @@ from urllib.parse import urlsplit, urlunsplit
 import httpx
 import pytest
 
-from tests.live import ROOT, daphne_server, prepare_database, product_env
+from tests.live import (
+    ROOT,
+    daphne_server,
+    prepare_database,
+    product_env,
+    throwaway_postgres_database,
+)
 
 CONNECT_TIMEOUT_SECONDS = 3
 HTTP_TIMEOUT_SECONDS = 10.0
@@ -68,18 +74,8 @@ def redis_server_url() -> str:
 @pytest.fixture(scope="session")
 def postgres_database_url(postgres_server_url) -> Iterator[str]:
     """A database of this test session only, dropped afterwards."""
-    import psycopg
-
-    name = f"agent_scaleout_{os.getpid()}"
-    with psycopg.connect(postgres_server_url, autocommit=True) as admin:
-        # A crashed earlier run with the same pid may have left it behind.
-        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        admin.execute(f'CREATE DATABASE "{name}"')
-    try:
-        yield _with_path(postgres_server_url, f"/{name}")
-    finally:
-        with psycopg.connect(postgres_server_url, autocommit=True) as admin:
-            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    with throwaway_postgres_database(postgres_server_url, f"agent_scaleout_{os.getpid()}") as url:
+        yield url
 
 
 def isolated_redis_db(server_url: str) -> int:
