@@ -3,9 +3,12 @@
 The orchestrator records one product turn (its ``stream`` deltas and its
 ``response``) and hands it to each floor in ``BENCH_FRAMES`` /
 ``BENCH_RESPONSE``, with the delay in ``BENCH_TOKEN_DELAY_MS``. A floor then
-sleeps once per mock token, as ``chat.llm.mock.MockBackend`` does, and sends
-each delta when the product would: a delta the number guard held back
-("399 kr/månad.") goes out after the sleeps of all its tokens.
+sends each delta when its last token falls due on the mock's clock
+(``chat.llm.mock.paced``: token ``i`` is due ``i + 1`` delays after the
+start, however busy the loop is), so a delta the number guard held back
+("399 kr/månad.") goes out when all its tokens are due. Unlike the product,
+a floor never joins deltas that fell due together: it sends them one frame
+each, as a bare consumer does.
 """
 
 import asyncio
@@ -43,10 +46,15 @@ class Schedule:
 
 
 async def _frames(schedule: Schedule, message_id: str):
+    loop = asyncio.get_running_loop()
+    due = loop.time()
     for delta in schedule.deltas:
-        for _ in range(token_count(delta)):
-            # sleep(0) still yields to the loop, like the mock with no delay.
-            await asyncio.sleep(schedule.delay)
+        if schedule.delay:
+            due += schedule.delay * token_count(delta)
+            await asyncio.sleep(max(0.0, due - loop.time()))
+        else:
+            for _ in range(token_count(delta)):
+                await asyncio.sleep(0)  # yields to the loop, like the mock with no delay
         yield {"type": "stream", "delta": delta, "messageId": message_id}
     yield {"type": "stream_end", "reason": "done", "messageId": message_id}
     yield {**schedule.response, "messageId": message_id}

@@ -1,7 +1,11 @@
 """The default backend: answers from the retrieved snippets, no network.
 
 It builds one sentence from the snippet line that best matches the
-question and streams it word by word with the configured delay. When the
+question and streams it word by word on a provider's clock: token ``i`` is
+due the configured delays after the start, whatever the event loop is
+doing. Tokens that fell due while the loop was busy come out together, as
+one chunk, the way a real provider's stream is read from its socket after a
+stall; they never drift later and later. When the
 question contains ``hallucinate`` it changes every digit of its answer, so
 the number guard can be seen withholding it.
 """
@@ -11,6 +15,7 @@ import random
 import re
 from collections.abc import AsyncIterator
 from functools import lru_cache
+from itertools import accumulate
 
 from django.conf import settings
 
@@ -105,7 +110,32 @@ class MockBackend(LLMBackend):
         low, high = parse_delay(settings.LLM_TOKEN_DELAY_MS)
         tokens = _TOKEN.findall(compose(request))
         request.usage_tokens = len(tokens)
-        for token in tokens:
-            # sleep(0) still yields to the loop, so a cancel lands between tokens.
-            await asyncio.sleep(random.uniform(low, high) if high else 0)
-            yield token
+        if not high:
+            for token in tokens:
+                # sleep(0) still yields to the loop, so a cancel lands between tokens.
+                await asyncio.sleep(0)
+                yield token
+            return
+        async for chunk in paced(tokens, [random.uniform(low, high) for _ in tokens]):
+            yield chunk
+
+
+async def paced(tokens: list[str], delays: list[float]) -> AsyncIterator[str]:
+    """``tokens`` on a fixed clock: token ``i`` is due ``sum(delays[: i + 1])`` after the start.
+
+    Every token already due when the loop gets round to it is joined into
+    one chunk, so a busy loop sends fewer, fuller frames instead of falling
+    further behind.
+    """
+    loop = asyncio.get_running_loop()
+    start = loop.time()
+    due = list(accumulate(delays))
+    i = 0
+    while i < len(tokens):
+        await asyncio.sleep(max(0.0, start + due[i] - loop.time()))
+        elapsed = loop.time() - start
+        j = i + 1
+        while j < len(tokens) and due[j] <= elapsed:
+            j += 1
+        yield "".join(tokens[i:j])
+        i = j
