@@ -374,3 +374,26 @@ async def _new_session() -> str:
         return store.session_key
 
     return await sync_to_async(create)()
+
+
+async def test_frames_do_not_hop_to_the_shared_sync_thread(monkeypatch):
+    """Channels' per-message close_old_connections runs for connect only, not for every frame."""
+    import channels.consumer
+
+    hops = []
+    original = channels.consumer.aclose_old_connections
+
+    async def counted():
+        hops.append(1)
+        await original()
+
+    monkeypatch.setattr(channels.consumer, "aclose_old_connections", counted)
+    ws = await open_socket()
+    after_connect = len(hops)
+    await run_turn(ws, "Vad kostar premium?")
+    await run_turn(ws, "Vad kostar premium?", message_id="m2")
+    await ws.send_json_to({"type": "nonsense"})
+    await ws.receive_json_from(timeout=5)
+    assert after_connect == 1
+    assert len(hops) == after_connect
+    await ws.disconnect()
