@@ -241,6 +241,8 @@ class AnswerChecker:
         self._analyses = analyses
         self._kinds_by_term: dict[str, set[str]] = {}
         self._by_key: dict[str, list[_Support]] = {}
+        # The stream's guard and the final verdict check the same sentences.
+        self._checked: dict[str, list[NumberCheck]] = {}
         for rank, snippet in enumerate(self.snippets):
             snippet_facts = _facts(snippet, self.vocabulary)
             for fact in snippet_facts.facts:
@@ -249,7 +251,16 @@ class AnswerChecker:
                 self._kinds_by_term.setdefault(term, set()).update(kinds)
 
     def check_sentence(self, sentence: str) -> list[NumberCheck]:
-        """Check every number of one sentence (as ``split_sentences`` cuts them)."""
+        """Check every number of one sentence (as ``split_sentences`` cuts them).
+
+        A sentence checked before by this checker is not analysed again.
+        """
+        checked = self._checked.get(sentence)
+        if checked is None:
+            checked = self._checked[sentence] = self._check_sentence(sentence)
+        return checked
+
+    def _check_sentence(self, sentence: str) -> list[NumberCheck]:
         numbers = extract_numbers(sentence)
         if not numbers:
             return []
