@@ -22,7 +22,7 @@ migrate: install
 	$(UV) run python manage.py reindex_kb --if-empty
 
 run: migrate
-	$(UV) run daphne -b $(HOST) -p $(PORT) --websocket-max-message-size $(WS_TRANSPORT_MAX_BYTES) --websocket-max-frame-size $(WS_TRANSPORT_MAX_BYTES) config.asgi:application
+	$(UV) run python -m config.serve -b $(HOST) -p $(PORT) --websocket-max-message-size $(WS_TRANSPORT_MAX_BYTES) --websocket-max-frame-size $(WS_TRANSPORT_MAX_BYTES) config.asgi:application
 
 lint: install
 	$(UV) run ruff check .

@@ -18,7 +18,7 @@ import sys
 import threading
 from concurrent.futures import thread as futures_thread
 
-from daphne.cli import CommandLineInterface
+from config.serve import use_uvloop
 
 loop_profile = cProfile.Profile()
 _work_profiles: list[cProfile.Profile] = []
@@ -60,6 +60,9 @@ def main() -> None:
     futures_thread._WorkItem.run = _profiled_work_item
     signal.signal(signal.SIGUSR1, start)
     signal.signal(signal.SIGUSR2, stop)
+    use_uvloop()  # served as config.serve serves it
+    from daphne.cli import CommandLineInterface
+
     CommandLineInterface().run(sys.argv[1:])
 
 

@@ -1,9 +1,10 @@
 """Start the servers under test: the product and the two floors, on loopback.
 
-The product runs as ``make run`` runs it (daphne, ``config.asgi``) against a
-copy of a throwaway SQLite database that was migrated and indexed once; the
-Channels floor runs on the same daphne command line; the ``websockets`` floor
-is its own small script. Each server logs to a file in the work directory.
+The product runs as ``make run`` runs it (daphne on uvloop through
+``config.serve``, ``config.asgi``) against a copy of a throwaway SQLite
+database that was migrated and indexed once; the Channels floor runs on the
+same command line; the ``websockets`` floor is its own small script on the
+standard asyncio loop. Each server logs to a file in the work directory.
 """
 
 import json
@@ -72,7 +73,7 @@ def make_run_daphne_options() -> list[str]:
 
 
 def _daphne(application: str, port: int, profile_to: Path | None) -> list[str]:
-    module = ["bench.profiled_daphne"] if profile_to else ["daphne"]
+    module = ["bench.profiled_daphne"] if profile_to else ["config.serve"]
     return [
         sys.executable,
         "-m",
