@@ -77,7 +77,9 @@ def wait_for_port(
 
 @contextmanager
 def daphne_server(env: dict, port: int | None = None, *, log_path: Path | None = None):
-    """Run daphne on 127.0.0.1 as ``make run`` does (``config.serve``); yields ``(port, process)``, stops it afterwards.
+    """Run the product on 127.0.0.1 as ``make run`` does; yields ``(port, process)``.
+
+    Daphne on uvloop (``config.serve``); stopped afterwards.
 
     With ``log_path`` the product's log (daphne's stderr) is appended to that
     file, so a failing test can show it and a chatty server never fills a pipe.
