@@ -168,6 +168,7 @@ class _Fact:
 class _SnippetFacts:
     facts: tuple[_Fact, ...]
     kinds_by_term: dict[str, frozenset[str]]  # the kinds of number stated about each term
+    by_key: dict[str, tuple[_Fact, ...]]  # the facts by their number's lookup_key
 
 
 @lru_cache(maxsize=1024)
@@ -191,7 +192,14 @@ def _facts(snippet: Snippet, vocabulary: frozenset[str]) -> _SnippetFacts:
             facts.append(fact)
             for term in fact.segment_terms.union(*(terms for _, terms in heading_terms)):
                 kinds.setdefault(term, set()).add(_kind_class(number))
-    return _SnippetFacts(tuple(facts), {term: frozenset(k) for term, k in kinds.items()})
+    by_key: dict[str, list[_Fact]] = {}
+    for fact in facts:
+        by_key.setdefault(fact.number.lookup_key, []).append(fact)
+    return _SnippetFacts(
+        tuple(facts),
+        {term: frozenset(k) for term, k in kinds.items()},
+        {key: tuple(found) for key, found in by_key.items()},
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -239,16 +247,13 @@ class AnswerChecker:
             vocabulary = vocabulary.union(*(analysis.subjects for analysis in analyses))
         self.vocabulary = vocabulary  # the caller's own set when it covers the snippets: cache hits
         self._analyses = analyses
-        self._kinds_by_term: dict[str, set[str]] = {}
-        self._by_key: dict[str, list[_Support]] = {}
+        # Per snippet, cached across turns; merged lazily, for the keys and
+        # terms an answer actually asks about (a turn's answer names few).
+        self._facts = [_facts(snippet, self.vocabulary) for snippet in self.snippets]
+        self._supports: dict[str, list[_Support]] = {}
+        self._kinds: dict[str, frozenset[str] | None] = {}
         # The stream's guard and the final verdict check the same sentences.
         self._checked: dict[str, list[NumberCheck]] = {}
-        for rank, snippet in enumerate(self.snippets):
-            snippet_facts = _facts(snippet, self.vocabulary)
-            for fact in snippet_facts.facts:
-                self._by_key.setdefault(fact.number.lookup_key, []).append(_Support(rank, fact))
-            for term, kinds in snippet_facts.kinds_by_term.items():
-                self._kinds_by_term.setdefault(term, set()).update(kinds)
 
     def check_sentence(self, sentence: str) -> list[NumberCheck]:
         """Check every number of one sentence (as ``split_sentences`` cuts them).
@@ -316,11 +321,25 @@ class AnswerChecker:
     def _fitting(self, terms: list[str], number: Number) -> list[str]:
         """The terms that may be the subject of ``number``, judging by what the snippets say."""
         kind = _kind_class(number)
-        return [
-            term
-            for term in terms
-            if term not in self._kinds_by_term or kind in self._kinds_by_term[term]
-        ]
+        return [term for term in terms if (kinds := self._kinds_of(term)) is None or kind in kinds]
+
+    def _kinds_of(self, term: str) -> frozenset[str] | None:
+        """The kinds of number the snippets state about ``term``; None if they say nothing."""
+        if term not in self._kinds:
+            found = [f.kinds_by_term[term] for f in self._facts if term in f.kinds_by_term]
+            self._kinds[term] = frozenset().union(*found) if found else None
+        return self._kinds[term]
+
+    def _supports_of(self, key: str) -> list[_Support]:
+        """Every snippet fact whose number shares ``key``, best-ranked snippet first."""
+        supports_ = self._supports.get(key)
+        if supports_ is None:
+            supports_ = self._supports[key] = [
+                _Support(rank, fact)
+                for rank, facts in enumerate(self._facts)
+                for fact in facts.by_key.get(key, ())
+            ]
+        return supports_
 
     def _check_number(
         self,
@@ -332,7 +351,7 @@ class AnswerChecker:
     ) -> NumberCheck:
         candidates = [
             support
-            for support in self._by_key.get(number.lookup_key, ())
+            for support in self._supports_of(number.lookup_key)
             if supports(number, support.number) and _counts_the_same(counted, support)
         ]
         if ordinal:
