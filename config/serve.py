@@ -6,7 +6,10 @@ Daphne's own command line, unchanged; the one difference is the asyncio
 event loop under daphne's Twisted reactor: uvloop (libuv) instead of the
 standard selector loop, which spends less CPU on every timer, wake-up and
 socket write (``make bench``: about a fifth less CPU per streamed turn).
-Plain ``daphne ... config.asgi:application`` still serves the same product.
+Once the reactor runs (the application is loaded by then) the garbage
+collector is tuned from the settings (``config.gc_tuning``). Plain
+``daphne ... config.asgi:application`` still serves the same product, with
+Python's default loop and collector.
 """
 
 import asyncio
@@ -24,7 +27,11 @@ def main(argv: list[str] | None = None) -> None:
     use_uvloop()
     # daphne.server creates the reactor's event loop when it is imported.
     from daphne.cli import CommandLineInterface
+    from twisted.internet import reactor
 
+    from config import gc_tuning
+
+    reactor.callWhenRunning(gc_tuning.tune_from_settings)
     CommandLineInterface().run(sys.argv[1:] if argv is None else argv)
 
 
