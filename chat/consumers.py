@@ -82,8 +82,7 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
                 ErrorCode.TOO_MANY_CONNECTIONS, "Too many connections from your address.", 1008
             )
             return
-        session = self.scope.get("session")
-        session_key = (session.session_key if session is not None else None) or ""
+        session_key = self.scope.get("session_key", "")
         self.context = await off_loop(conversation_context)(session_key=session_key)
         self.limiter = limiter_from_setting(settings.WS_RATE_LIMIT)
         self.flood = limiter_from_setting(settings.WS_FLOOD_LIMIT)
