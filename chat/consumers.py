@@ -25,7 +25,7 @@ from chat.protocol import ErrorCode, ProtocolError, error_frame
 from chat.ratelimit import limiter_from_setting
 from chat.selectors import conversation_context
 from chat.services import MessageNotFound, feedback_create
-from config import metrics
+from config import daphne_fast_send, metrics
 from config.logging import bind_conversation, bind_turn
 from grounding.broadcast import KB_GROUP
 from grounding.selectors import arefresh_index
@@ -48,6 +48,7 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
     turn_task: asyncio.Task | None = None
     closing = False
     streaming_id: str | None = None  # messageId of the turn whose stream is open
+    direct_send = None  # daphne's lean text-frame path, when daphne serves us
 
     async def dispatch(self, message: dict) -> None:
         """Channels' dispatch without its thread hop on every frame.
@@ -72,9 +73,17 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         # Every frame of every stream passes here; orjson is several times json's speed.
         return orjson.dumps(content).decode()
 
+    async def send_json(self, content: dict, close: bool = False) -> None:
+        """Send one frame: on daphne straight to the socket (``config.daphne_fast_send``)."""
+        direct = self.direct_send
+        if direct is not None and not close and direct(orjson.dumps(content)):
+            return
+        await super().send_json(content, close=close)
+
     async def connect(self) -> None:
         """Resume the browser session's conversation (or start one) and accept."""
         self.address = client_address(self.scope)
+        self.direct_send = daphne_fast_send.text_sender(self.base_send)
         self.admitted = connection_admit(self.address, limit=settings.WS_MAX_CONNECTIONS_PER_IP)
         if not self.admitted:
             await self.accept()

@@ -31,6 +31,15 @@ def pending_bytes(transport) -> int:
     return buffered + getattr(transport, "_tempDataLen", 0)
 
 
+def enforce_send_buffer(protocol) -> None:
+    """Drop ``protocol``'s client if more than ``WS_MAX_SEND_BUFFER_BYTES`` wait to go out."""
+    limit = settings.WS_MAX_SEND_BUFFER_BYTES
+    if limit and pending_bytes(protocol.transport) > limit:
+        protocol._dropped_slow_reader = True
+        logger.warning("Dropping a WebSocket client that stopped reading: %s", protocol.client_addr)
+        protocol.dropConnection(abort=True)
+
+
 def install() -> bool:
     try:
         from daphne.ws_protocol import WebSocketProtocol
@@ -39,16 +48,12 @@ def install() -> bool:
     if getattr(WebSocketProtocol, "_send_buffer_guard", False):
         return True
     original = WebSocketProtocol.serverSend
-    limit = settings.WS_MAX_SEND_BUFFER_BYTES
 
     def server_send(self, content, binary=False):
         if getattr(self, "_dropped_slow_reader", False):
             return
         original(self, content, binary)
-        if limit and pending_bytes(self.transport) > limit:
-            self._dropped_slow_reader = True
-            logger.warning("Dropping a WebSocket client that stopped reading: %s", self.client_addr)
-            self.dropConnection(abort=True)
+        enforce_send_buffer(self)
 
     def server_close(self, code=None):
         if code in SERVER_CLOSE_CODES:
