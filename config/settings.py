@@ -201,6 +201,7 @@ WS_MAX_SEND_BUFFER_BYTES = env.int("WS_MAX_SEND_BUFFER_BYTES", default=4 * 1024 
 # The garbage collector's pauses stop every stream (config/gc_tuning.py).
 GC_FREEZE = env.bool("GC_FREEZE", default=True)
 GC_FULL_COLLECTION_SECONDS = env.float("GC_FULL_COLLECTION_SECONDS", default=60.0)
+GC_YOUNG_THRESHOLD = env.int("GC_YOUNG_THRESHOLD", default=10_000)
 
 # --- Production security ----------------------------------------------------
 # Off by default so `make run` works on http://localhost. Behind TLS set

@@ -32,6 +32,20 @@ def test_freeze_and_a_clock_for_full_collections():
     assert out == "True True"
 
 
+def test_young_collections_wait_for_the_configured_number_of_allocations():
+    """``young_threshold`` replaces Python's 700; the older generations keep theirs."""
+    out = run_python(
+        """
+        import gc
+        from config.gc_tuning import tune
+        middle = gc.get_threshold()[1]
+        tune(freeze=False, full_collection_seconds=0, young_threshold=10_000)
+        print(gc.get_threshold()[:2] == (10_000, middle))
+        """
+    )
+    assert out == "True"
+
+
 def test_garbage_that_reached_the_oldest_generation_is_still_collected():
     """A garbage cycle that young collections cannot see goes at the next timed collection."""
     out = run_python(
