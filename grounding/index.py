@@ -36,6 +36,8 @@ BM25_K1 = 1.2
 BM25_B = 0.75
 # How much more a chunk of the question's detected category counts in the ranking.
 CATEGORY_BOOST = 1.5
+# Up to this many chunks per query term, scores are added by indexed assignment (_scores).
+_SHORT_POSTINGS = 256
 _LANGUAGE_FOLDERS = frozenset(LANGUAGES)
 
 
@@ -86,6 +88,10 @@ class KBIndex:
             category: (self._category_of == category).astype(np.float32)
             for category in {r.category for r in self.records}
             if category
+        }
+        # What a category's chunks are ranked by: their score times this.
+        self._boosts = {
+            category: 1 + (CATEGORY_BOOST - 1) * mask for category, mask in self._masks.items()
         }
         self._category_phrases = self._build_category_phrases()
         # Phrases by the terms of their first word: a query only looks at those it can match.
@@ -209,17 +215,37 @@ class KBIndex:
         ids = [self._term_ids[t] for t in terms if t in self._term_ids]
         if not ids:
             return []
-        scores = self._bm25.get_scores(ids)
-        mask = self._masks.get(category) if category else None
-        ranking = scores if mask is None else scores * (1 + (CATEGORY_BOOST - 1) * mask)
+        scores = self._scores(ids)
+        boost = self._boosts.get(category) if category else None
+        ranking = scores if boost is None else scores * boost
         found = self._top(scores, ranking, top_k, threshold)
         return [self._snippet(position, score) for position, score in found]
+
+    def _scores(self, term_ids: list[int]) -> np.ndarray:
+        """Every chunk's BM25 score for the query ``term_ids``, as ``BM25.get_scores`` gives.
+
+        The same sums of bm25s's precomputed per-term scores, in the same order
+        and type. A term found in few chunks (a question's usual terms) is
+        added by indexed assignment, a fraction of ``np.add.at``'s cost at that
+        size (a term's chunks are distinct, so both give the same sums).
+        """
+        matrix = self._bm25.scores
+        data, indices, indptr = matrix["data"], matrix["indices"], matrix["indptr"]
+        scores = np.zeros(matrix["num_docs"], dtype=self._bm25.dtype)
+        for term in term_ids:
+            start, end = indptr[term], indptr[term + 1]
+            if end - start > _SHORT_POSTINGS:
+                np.add.at(scores, indices[start:end], data[start:end])
+            else:
+                scores[indices[start:end]] += data[start:end]
+        return scores
 
     def _top(
         self, scores: np.ndarray, ranking: np.ndarray, top_k: int, threshold: float
     ) -> list[tuple[int, float]]:
         # A chunk sharing no term with the query scores 0 and is never support.
-        candidates = np.flatnonzero((scores >= threshold) & (scores > 0))
+        passing = scores >= threshold if threshold > 0 else (scores >= threshold) & (scores > 0)
+        candidates = np.flatnonzero(passing)
         if candidates.size > top_k:
             best = np.argpartition(-ranking[candidates], top_k - 1)[:top_k]
             candidates = candidates[best]

@@ -287,3 +287,36 @@ def test_search_p50_is_at_most_2_ms_over_10000_chunks():
         index.search(query, top_k=5, threshold=1.0, category=category)
         timings.append(time.perf_counter() - started)
     assert statistics.median(timings) <= 0.002
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.data())
+def test_scores_are_bm25s_own(index, data):
+    """The indexed-add scoring gives exactly bm25s's scores, repeated terms included."""
+    term_ids = sorted(index._term_ids.values())
+    ids = data.draw(st.lists(st.sampled_from(term_ids), min_size=1, max_size=8))
+    expected = index._bm25.get_scores(ids)
+    got = index._scores(ids)
+    assert got.dtype == expected.dtype
+    assert got.tolist() == expected.tolist()
+
+
+def test_scores_of_a_term_in_many_chunks_are_bm25s_own():
+    """A term in more chunks than the indexed-add path takes still scores as bm25s does."""
+    records = [
+        ChunkRecord(
+            file=f"kb/f{n}.md",
+            text=f"Molnet lagrar filer. Ord{n} nummer {n}.",
+            start_line=1,
+            end_line=1,
+            heading="Moln",
+            chunk_id=n,
+        )
+        for n in range(300)
+    ]
+    index = KBIndex(records)
+    common = index._term_ids["moln"]
+    rare = index._term_ids["ord7"]
+    assert index._bm25.scores["indptr"][common + 1] - index._bm25.scores["indptr"][common] > 256
+    for ids in ([common], [common, rare], [rare, common, common]):
+        assert index._scores(ids).tolist() == index._bm25.get_scores(ids).tolist()
