@@ -44,27 +44,34 @@ def best_line(question: str, request: LLMRequest) -> str:
     earlier (better-ranked) snippets win ties.
     """
     # One group of stems per question word, so a word counts once whatever its forms.
-    wanted = [set(content_terms(word)) for word in question.split()]
-    wanted = [group for group in wanted if group]
+    wanted = [group for group in map(_word_terms, question.split()) if group]
     best, best_score = "", 0.0
     for rank, snippet in enumerate(request.snippets):
-        for _, line in snippet.lines():
-            text = line.strip()
-            if not text or text.startswith("#") or set(text) <= set("|-: "):
-                continue
-            terms = _line_terms(text)
-            overlap = sum(1 for group in wanted if group & terms)
+        for text, terms, states_fact in _candidate_lines(snippet):
+            overlap = sum(1 for group in wanted if not group.isdisjoint(terms))
             if not overlap:
                 continue
-            score = overlap + 0.5 * any(ch.isdigit() for ch in text) - rank * 0.1
+            score = overlap + 0.5 * states_fact - rank * 0.1
             if score > best_score:
                 best, best_score = text, score
     return best or _first_line(request)
 
 
 @lru_cache(maxsize=4096)
-def _line_terms(line: str) -> frozenset[str]:
-    return frozenset(content_terms(line))
+def _word_terms(word: str) -> frozenset[str]:
+    return frozenset(content_terms(word))
+
+
+@lru_cache(maxsize=1024)
+def _candidate_lines(snippet) -> tuple[tuple[str, frozenset[str], bool], ...]:
+    """The snippet's lines that could answer: (text, terms, whether it states a fact)."""
+    found = []
+    for _, line in snippet.lines():
+        text = line.strip()
+        if not text or text.startswith("#") or set(text) <= set("|-: "):
+            continue
+        found.append((text, frozenset(content_terms(text)), any(ch.isdigit() for ch in text)))
+    return tuple(found)
 
 
 def _first_line(request: LLMRequest) -> str:
