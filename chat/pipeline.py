@@ -16,7 +16,7 @@ from contextlib import aclosing
 from dataclasses import dataclass, field
 
 from actions.triggers import detect_action
-from chat import action_calls, audit, texts
+from chat import action_calls, admission, audit, texts
 from chat.context import ConversationContext
 from chat.events import ActionSuggested, Event, Response, StreamDelta, StreamEnd
 from chat.llm import LLMBackend, LLMError, LLMRequest, get_backend
@@ -122,6 +122,7 @@ class Turn:
         yield ActionSuggested(suggestion)
 
     async def _answer_turn(self) -> AsyncIterator[Event]:
+        await admission.turn_start()
         index = await acurrent_index()
         result = retrieve(index, self.question, previous_query=self.context.previous_query)
         self.record.retrieved = [_snippet_audit(s) for s in result.snippets]

@@ -1,0 +1,103 @@
+"""The turn gate: a few turn starts per pass of the loop, frames of running streams in between."""
+
+import asyncio
+import time
+from contextlib import nullcontext
+from itertools import pairwise
+
+import pytest
+
+from chat.admission import TurnGate
+
+
+async def ticker(ticks: list[int]) -> None:
+    """Counts passes of the loop: one increment per pass."""
+    while True:
+        ticks[0] += 1
+        await asyncio.sleep(0)
+
+
+async def test_at_most_per_pass_turns_start_in_one_pass_in_arrival_order():
+    """Ten turns at once through a gate of 3: three per pass, first come first served."""
+    gate = TurnGate(3, asyncio.get_running_loop())
+    ticks = [0]
+    counting = asyncio.create_task(ticker(ticks))
+    started: list[tuple[int, int]] = []
+
+    async def turn(number: int) -> None:
+        await gate.enter()
+        started.append((number, ticks[0]))
+
+    await asyncio.gather(*(turn(n) for n in range(10)))
+    counting.cancel()
+    assert [number for number, _ in started] == list(range(10))
+    per_pass: dict[int, int] = {}
+    for _, tick in started:
+        per_pass[tick] = per_pass.get(tick, 0) + 1
+    assert max(per_pass.values()) <= 3
+    assert len(per_pass) >= 4
+
+
+async def test_an_idle_gate_admits_without_waiting():
+    """With room in the pass and nobody waiting, ``enter`` does not yield to the loop."""
+    gate = TurnGate(2, asyncio.get_running_loop())
+    other_ran = []
+    asyncio.get_running_loop().call_soon(other_ran.append, True)
+    await gate.enter()
+    assert other_ran == []
+
+
+async def test_a_stream_keeps_its_pace_while_many_turns_start():
+    """50 costly starts (4 ms each) at once: a stream's 5 ms ticks stall for a few starts only."""
+    gate = TurnGate(2, asyncio.get_running_loop())
+    beats: list[float] = []
+
+    async def stream() -> None:
+        for _ in range(60):
+            beats.append(time.perf_counter())
+            await asyncio.sleep(0.005)
+
+    async def turn() -> None:
+        await gate.enter()
+        time.sleep(0.004)  # retrieval and the guard's set-up, on the loop
+
+    streaming = asyncio.create_task(stream())
+    await asyncio.sleep(0.02)
+    await asyncio.gather(*(turn() for _ in range(50)))
+    await streaming
+    longest = max(b - a for a, b in pairwise(beats))
+    assert longest < 0.06, f"a frame waited {longest * 1000:.0f} ms (ungated: about 200 ms)"
+
+
+async def test_a_cancelled_waiter_does_not_hold_the_others():
+    """A turn cancelled while waiting gives up its place; the rest still start."""
+    gate = TurnGate(1, asyncio.get_running_loop())
+    started = []
+
+    async def turn(number: int) -> None:
+        await gate.enter()
+        started.append(number)
+
+    tasks = [asyncio.create_task(turn(n)) for n in range(4)]
+    await asyncio.sleep(0)
+    tasks[1].cancel()
+    for task in tasks:
+        with pytest.raises(asyncio.CancelledError) if task is tasks[1] else nullcontext():
+            await task
+    assert started == [0, 2, 3]
+
+
+async def test_zero_means_no_limit():
+    """``TURN_STARTS_PER_PASS=0``: every turn starts at once."""
+    gate = TurnGate(0, asyncio.get_running_loop())
+    ticks = [0]
+    counting = asyncio.create_task(ticker(ticks))
+    seen = []
+
+    async def turn() -> None:
+        await gate.enter()
+        seen.append(ticks[0])
+
+    await asyncio.gather(*(turn() for _ in range(20)))
+    counting.cancel()
+    assert len(set(seen)) == 1
