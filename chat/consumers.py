@@ -68,17 +68,17 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
             raise ValueError(f"No handler for message type {message['type']}")
         await handler(message)
 
-    @classmethod
-    async def encode_json(cls, content: dict) -> str:
-        # Every frame of every stream passes here; orjson is several times json's speed.
-        return orjson.dumps(content).decode()
-
     async def send_json(self, content: dict, close: bool = False) -> None:
-        """Send one frame: on daphne straight to the socket (``config.daphne_fast_send``)."""
+        """Send one frame, encoded once with orjson (several times json's speed).
+
+        On daphne it goes straight to the socket (``config.daphne_fast_send``),
+        else through the ASGI ``send``.
+        """
+        payload = orjson.dumps(content)
         direct = self.direct_send
-        if direct is not None and not close and direct(orjson.dumps(content)):
+        if direct is not None and not close and direct(payload):
             return
-        await super().send_json(content, close=close)
+        await self.send(text_data=payload.decode(), close=close)
 
     async def connect(self) -> None:
         """Resume the browser session's conversation (or start one) and accept."""
