@@ -16,6 +16,7 @@ from enum import StrEnum
 from functools import lru_cache
 
 from grounding.phones import PhoneMatch, find_phones
+from grounding.text import aligned_lower
 
 
 class NumberKind(StrEnum):
@@ -60,8 +61,11 @@ class Number:
 
 def supports(answer: Number, kb: Number) -> bool:
     """Whether ``kb`` (a number in a snippet) backs ``answer`` (a number in an answer)."""
-    if answer.lookup_key != kb.lookup_key:
-        return False
+    return answer.lookup_key == kb.lookup_key and supports_same_key(answer, kb)
+
+
+def supports_same_key(answer: Number, kb: Number) -> bool:
+    """``supports`` for two numbers already known to share their ``lookup_key``."""
     if answer.ambiguous or kb.ambiguous or answer.kind is NumberKind.CODE:
         same_form = answer.kind == kb.kind and answer.canonical == kb.canonical
         return same_form and _unit_supported(answer.unit, kb.unit)
@@ -169,7 +173,8 @@ _PERIOD_DEFINITE: dict[str, str] = {
 
 
 _SP = "[ \u00a0\u202f\u2009]"  # spaces that may sit inside or after a number (never a newline)
-_DASH = "[-\u2010\u2011\u2012\u2013\u2014]"
+_DASH_CHARS = "-\u2010\u2011\u2012\u2013\u2014"
+_DASH = f"[{_DASH_CHARS}]"
 
 
 def _alternation(words) -> str:
@@ -177,17 +182,19 @@ def _alternation(words) -> str:
     return "|".join(re.escape(word).replace(r"\ ", _SP) for word in ordered)
 
 
+# Units and periods are matched in lowercased text (``aligned_lower``): the regex
+# engine tries case-sensitive alternatives many times faster than ignore-case ones.
 _SUFFIX = re.compile(
     rf"{_SP}?(?:(?P<percent>%|(?:procent|percent)(?!\w))"
-    rf"|(?P<unit>{_alternation(_UNIT_BY_ALIAS)})(?!\w))",
-    re.IGNORECASE,
+    rf"|(?P<unit>{_alternation(_UNIT_BY_ALIAS)})(?!\w))"
 )
-_PER = re.compile(
+_PER = (
     rf"(?:{_SP}?/{_SP}?|{_SP}+(?:per|à|a|an|each|every){_SP}+)"
     rf"(?P<bare>{_alternation(_PERIOD_BARE)})(?!\w)"
-    rf"|{_SP}+(?:i|om|per){_SP}+(?P<definite>{_alternation(_PERIOD_DEFINITE)})(?!\w)",
-    re.IGNORECASE,
+    rf"|{_SP}+(?:i|om|per){_SP}+(?P<definite>{_alternation(_PERIOD_DEFINITE)})(?!\w)"
 )
+
+
 _SPACE_CHARS = " \u00a0\u202f\u2009"
 _PER_WORDS = ("per", "à", "a", "an", "each", "every", "i", "om")
 # What may start a suffix, for a cheap test before the two regexes above.
@@ -242,7 +249,17 @@ _DOTTED_TIME_RANGE = re.compile(
 )
 _HYPHEN_GROUP = re.compile(rf"[0-9](?<![0-9][0-9])[0-9]*(?:{_DASH}[0-9]+)+(?![0-9])")
 _SLASH_GROUP = re.compile(r"[0-9](?<![0-9][0-9])[0-9]*(?:/[0-9]+)+(?![0-9])")
-_PLAIN = re.compile(rf"[1-9]\d{{0,2}}(?:{_SP}\d{{3}}(?!\d))+(?:[.,]\d+)*|\d+(?:[.,]\d+)*")
+# "1 000" (a space-grouped number starts with 1-9) or plain digits, with any
+# decimal or group marks; it starts with \d so the engine can skip to digits.
+_PLAIN_BODY = rf"\d(?:(?<=[1-9])\d{{0,2}}(?:{_SP}\d{{3}}(?!\d))+|\d*)(?:[.,]\d+)*"
+# A plain number with what may follow it, in one match: a percent sign, or a
+# unit and then a period ("99 kr/månad"), or a period alone ("5 per år"). The
+# suffixes are optional, so the body never gives digits back for them.
+_PLAIN_WITH_SUFFIX = re.compile(
+    rf"(?P<body>{_PLAIN_BODY})"
+    rf"(?:{_SP}?(?P<percent>%|(?:procent|percent)(?!\w))"
+    rf"|(?:{_SP}?(?P<unit>{_alternation(_UNIT_BY_ALIAS)})(?!\w))?(?:{_PER})?)"
+)
 _SIGN_CHARS = "-\u2212"
 _RANGE_GAP = re.compile(rf"{_SP}?{_DASH}{_SP}?")
 _DASHES = re.compile(_DASH)
@@ -355,14 +372,16 @@ def _times(text: str, masked: str) -> list[Number]:
     if ":" not in masked and "." not in masked:
         return []
     numbers: list[Number] = []
-    for match in _KL_TIME.finditer(masked):
+    kl = "kl" in aligned_lower(masked)
+    for match in _KL_TIME.finditer(masked) if kl else ():
         numbers.append(_time(text, match.start(), match.end(), *match.groups(), None))
     if numbers:
         masked = _mask(masked, numbers)
     dotted = _DOTTED_TIME_RANGE.finditer(masked) if "." in masked else ()
     for match in dotted:
         h1, m1, _, h2, m2 = match.groups()
-        if _may_have_suffix(masked, match.end()) and _SUFFIX.match(masked, match.end()):
+        end = match.end()
+        if _may_have_suffix(masked, end) and _SUFFIX.match(aligned_lower(masked), end):
             continue  # "1.50-2.50 kr" is a price range
         if int(h1) <= 24 and int(h2) <= 24:
             numbers.append(_time(text, match.start(1), match.end(2), h1, m1, None))
@@ -379,6 +398,8 @@ def _times(text: str, masked: str) -> list[Number]:
 def _codes(text: str, masked: str) -> list[Number]:
     # A hyphenated digit group with a 5+ digit part ("556677-8899") is an identifier;
     # any other ("8-17") is a range of separate numbers, left to the plain pass.
+    if not any(dash in masked for dash in _DASH_CHARS):
+        return []
     numbers = []
     for match in _HYPHEN_GROUP.finditer(masked):
         if any(len(part) >= 5 for part in _DASHES.split(match.group())):
@@ -400,8 +421,8 @@ def _slash_codes(text: str, masked: str) -> list[Number]:
 
 def _plain_numbers(text: str, masked: str) -> list[Number]:
     numbers = []
-    for match in _PLAIN.finditer(masked):
-        start, end, body = match.start(), match.end(), match.group()
+    for match in _PLAIN_WITH_SUFFIX.finditer(aligned_lower(masked)):
+        start, end, body = match.start(), match.end(), match["body"]
         lead = _leading_separator(masked, start)
         start -= len(lead)
         negative = _signed(masked, start)
@@ -411,17 +432,14 @@ def _plain_numbers(text: str, masked: str) -> list[Number]:
         if ambiguous:
             canonical = ("-" if negative else "") + lead + _normal(body)
         unit = None
-        suffix = _SUFFIX.match(masked, end) if _may_have_suffix(masked, end) else None
-        if suffix and suffix["percent"]:
-            kind, canonical, end = NumberKind.PERCENT, canonical + "%", suffix.end()
+        if match["percent"]:
+            kind, canonical = NumberKind.PERCENT, canonical + "%"
         else:
-            if suffix:
-                unit, end = _UNIT_BY_ALIAS[_normal(suffix["unit"]).lower()], suffix.end()
-            per = _PER.match(masked, end) if _may_have_suffix(masked, end) else None
-            if per:
-                word = (per["bare"] or per["definite"]).lower()
-                period = _PERIOD_BARE.get(word) or _PERIOD_DEFINITE[word]
-                unit, end = f"{unit or ''}/{period}", per.end()
+            if match["unit"]:
+                unit = _UNIT_BY_ALIAS[_normal(match["unit"])]
+            period = match["bare"] or match["definite"]
+            if period:
+                unit = f"{unit or ''}/{_PERIOD_BARE.get(period) or _PERIOD_DEFINITE[period]}"
         numbers.append(Number(text[start:end], start, end, kind, canonical, unit, ambiguous))
     return numbers
 

@@ -13,6 +13,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+from grounding.text import aligned_lower
+
 _HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+(.+?)\s*#*\s*$")
 _LINE_LABEL = re.compile(
     r"^\s*(?:[-*+]\s+|\d+[.)]\s+)?(?:\*\*|__)?(?P<label>[^\W\d_][^:|\n]{0,60}?)(?:\*\*|__)?\s*:(?![\d/])"
@@ -171,6 +173,31 @@ def _is_word_char(text: str, index: int) -> bool:
     return 0 <= index < len(text) and (text[index].isalnum() or text[index] == "_")
 
 
+@lru_cache(maxsize=32)
+def _first_word_finder(vocabulary: frozenset[str]) -> re.Pattern:
+    """A regex finding where any term's first word starts (in lowercased text).
+
+    The words are arranged as a trie, so the engine skips to the letters a
+    term can start with and tries few alternatives there.
+    """
+    trie: dict = {}
+    for term in vocabulary:
+        shape = _term_shape(term)
+        if shape.words:
+            node = trie
+            for char in shape.words[0]:
+                node = node.setdefault(char, {})
+            node[""] = {}  # a word may end here
+    return re.compile(_trie_pattern(trie) or "(?!)")
+
+
+def _trie_pattern(node: dict) -> str:
+    if "" in node:
+        return ""  # a shorter first word suffices: the whole word is checked later
+    branches = [re.escape(char) + _trie_pattern(child) for char, child in sorted(node.items())]
+    return branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+
+
 def find_subjects(text: str, vocabulary: frozenset[str]) -> list[Mention]:
     """Every vocabulary term named in ``text``, in order (the longest term at a place).
 
@@ -180,16 +207,18 @@ def find_subjects(text: str, vocabulary: frozenset[str]) -> list[Mention]:
     if not vocabulary:
         return []
     index = _first_word_index(vocabulary)
-    words = [(m.start(), m.end(), m.group().lower()) for m in _WORD.finditer(text)]
+    lowered = aligned_lower(text)
     mentions: list[Mention] = []
     position = 0
-    for number, (start, _, word) in enumerate(words):
-        if start < position or word not in index:
+    for candidate in _first_word_finder(vocabulary).finditer(lowered):
+        start = candidate.start()
+        if start < position or _is_word_char(text, start - 1):
             continue
-        if _is_word_char(text, start - 1) or (start > 0 and text[start - 1] == "-"):
+        if start > 0 and text[start - 1] == "-":
             continue
-        for shape in index[word]:
-            end = _match_end(text, words, number, shape)
+        first = _WORD.match(lowered, start)
+        for shape in index.get(first.group(), ()):
+            end = _match_end(text, lowered, first, shape)
             if end is not None:
                 mentions.append(Mention(start, end, shape.term))
                 position = end
@@ -197,23 +226,19 @@ def find_subjects(text: str, vocabulary: frozenset[str]) -> list[Mention]:
     return mentions
 
 
-def _match_end(
-    text: str, words: list[tuple[int, int, str]], first: int, shape: _Term
-) -> int | None:
-    """Where ``shape`` ends when it starts at word ``first`` of ``text``, or None."""
-    last = first + len(shape.words) - 1
-    if last >= len(words):
-        return None
-    for offset, gap in enumerate(shape.gaps, start=1):
-        previous_end = words[first + offset - 1][1]
-        start, _, word = words[first + offset]
-        between = text[previous_end:start]
+def _match_end(text: str, lowered: str, first: re.Match, shape: _Term) -> int | None:
+    """Where ``shape`` ends when it starts with the word ``first`` of ``text``, or None."""
+    end = first.end()
+    for gap, stem in zip(shape.gaps, shape.words[1:], strict=True):
+        word = _WORD.search(lowered, end)
+        if word is None:
+            return None
+        between = text[end : word.start()]
         if not (between == gap or (gap == " " and between.isspace())):
             return None
-        stem = shape.words[offset]
-        if not (word.startswith(stem) and word[len(stem) :] in _ENDINGS):
+        if not (word.group().startswith(stem) and word.group()[len(stem) :] in _ENDINGS):
             return None
-    end = words[last][1]
+        end = word.end()
     marked = _MARKED_ENDING.match(text, end)
     if marked:
         end = marked.end()

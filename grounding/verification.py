@@ -10,8 +10,9 @@ from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
-from grounding.numbers import Number, NumberKind, extract_numbers, supports
+from grounding.numbers import Number, NumberKind, extract_numbers, supports_same_key
 from grounding.snippets import Citation, Snippet, UnsupportedNumber
 from grounding.subjects import (
     clauses,
@@ -89,12 +90,24 @@ def find_sentence_end(text: str, position: int) -> tuple[int | None, int]:
 def _is_abbreviation(text: str, dot: int) -> bool:
     if text[dot] != ".":
         return False
-    start = dot
-    while start > 0 and not text[start - 1].isspace():
-        start -= 1
+    start = _word_start(text, dot)
     if text[start:dot].isdigit() and (start == 0 or text[start - 1] == "\n"):
         return True  # "2. Kontrollera …": a list item's number, not a sentence
     return text[start : dot + 1].lstrip("([\"'“”‘’").lower() in _ABBREVIATIONS
+
+
+def _word_start(text: str, end: int) -> int:
+    """Where the run of non-whitespace characters ending at ``end`` starts."""
+    head = text[max(0, end - 16) : end]  # longer than any abbreviation: usually enough
+    if not head or head[-1].isspace():
+        return end
+    word = head.split()[-1]
+    if len(word) < len(head) or len(word) == end:
+        return end - len(word)
+    start = end - len(word)
+    while start > 0 and not text[start - 1].isspace():
+        start -= 1
+    return start
 
 
 def split_sentences(text: str) -> list[str]:
@@ -202,8 +215,7 @@ def _facts(snippet: Snippet, vocabulary: frozenset[str]) -> _SnippetFacts:
     )
 
 
-@dataclass(frozen=True, slots=True)
-class _Support:
+class _Support(NamedTuple):  # a tuple: several are made for every number checked
     rank: int  # the snippet's place in the retrieved list
     fact: _Fact
 
@@ -352,7 +364,7 @@ class AnswerChecker:
         candidates = [
             support
             for support in self._supports_of(number.lookup_key)
-            if supports(number, support.number) and _counts_the_same(counted, support)
+            if supports_same_key(number, support.number) and _counts_the_same(counted, support)
         ]
         if ordinal:
             # "2. Kontrollera …" is step 2 of a list: only that step supports it.
