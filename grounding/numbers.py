@@ -273,14 +273,28 @@ def extract_numbers(text: str) -> list[Number]:
         return []
     found: list[Number] = []
     masked = text
-    for finder in (_phones, _plus_runs, _dates, _times, _codes, _slash_codes):
-        numbers = finder(text, masked)
-        if numbers:
-            found.extend(numbers)
-            masked = _mask(masked, numbers)
-    found.extend(_plain_numbers(text, masked))
-    found.sort(key=lambda number: number.start)
+    if _MAY_HAVE_FORMS.search(text):
+        for finder in _FORM_FINDERS:
+            numbers = finder(text, masked)
+            if numbers:
+                found.extend(numbers)
+                masked = _mask(masked, numbers)
+    plain = _plain_numbers(text, masked)
+    if found:
+        found.extend(plain)
+        found.sort(key=lambda number: number.start)
+    else:
+        found = plain
     return _spread_range_units(text, found)
+
+
+# Where any of the passes before the plain one could match, a piece of it is
+# found here; most sentences have none and skip those passes. Every such form
+# has "+4…" or "0…" (phones), or digits around "-", "/", ":", "." or a dash
+# (dates, times, "kl. 8.00" too, codes).
+_MAY_HAVE_FORMS = re.compile(  # one character class first: the engine skips to those
+    rf"[+0-9](?:(?<=[+0])(?<![0-9]0)[0-9]|(?<=[0-9])[-/:.{_DASH_CHARS[1:]}][0-9])"
+)
 
 
 def _mask(masked: str, numbers: list[Number]) -> str:
@@ -419,6 +433,10 @@ def _slash_codes(text: str, masked: str) -> list[Number]:
     ]
 
 
+# Most specific first: each pass masks what it took from the later ones.
+_FORM_FINDERS = (_phones, _plus_runs, _dates, _times, _codes, _slash_codes)
+
+
 def _plain_numbers(text: str, masked: str) -> list[Number]:
     numbers = []
     for match in _PLAIN_WITH_SUFFIX.finditer(aligned_lower(masked)):
@@ -436,7 +454,7 @@ def _plain_numbers(text: str, masked: str) -> list[Number]:
             kind, canonical = NumberKind.PERCENT, canonical + "%"
         else:
             if match["unit"]:
-                unit = _UNIT_BY_ALIAS[_normal(match["unit"])]
+                unit = _UNIT_BY_ALIAS.get(match["unit"]) or _UNIT_BY_ALIAS[_normal(match["unit"])]
             period = match["bare"] or match["definite"]
             if period:
                 unit = f"{unit or ''}/{_PERIOD_BARE.get(period) or _PERIOD_DEFINITE[period]}"

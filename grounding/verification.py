@@ -8,7 +8,7 @@ method, so the verdict of a stream equals the verdict of the whole answer.
 import re
 from bisect import bisect_right
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import NamedTuple
 
@@ -140,6 +140,8 @@ class _Line:
 class _SnippetAnalysis:
     lines: tuple[_Line, ...]
     subjects: frozenset[str]
+    # Filled as lines are cited: (line index, heading line used) -> citation.
+    citations: dict[tuple[int, int | None], Citation] = field(default_factory=dict, compare=False)
 
 
 @lru_cache(maxsize=1024)
@@ -262,7 +264,6 @@ class AnswerChecker:
         # Per snippet, cached across turns; merged lazily, for the keys and
         # terms an answer actually asks about (a turn's answer names few).
         self._facts = [_facts(snippet, self.vocabulary) for snippet in self.snippets]
-        self._supports: dict[str, list[_Support]] = {}
         self._kinds: dict[str, frozenset[str] | None] = {}
         # The stream's guard and the final verdict check the same sentences.
         self._checked: dict[str, list[NumberCheck]] = {}
@@ -342,17 +343,6 @@ class AnswerChecker:
             self._kinds[term] = frozenset().union(*found) if found else None
         return self._kinds[term]
 
-    def _supports_of(self, key: str) -> list[_Support]:
-        """Every snippet fact whose number shares ``key``, best-ranked snippet first."""
-        supports_ = self._supports.get(key)
-        if supports_ is None:
-            supports_ = self._supports[key] = [
-                _Support(rank, fact)
-                for rank, facts in enumerate(self._facts)
-                for fact in facts.by_key.get(key, ())
-            ]
-        return supports_
-
     def _check_number(
         self,
         number: Number,
@@ -361,10 +351,12 @@ class AnswerChecker:
         context: frozenset[str] = frozenset(),
         ordinal: bool = False,
     ) -> NumberCheck:
+        key = number.lookup_key
         candidates = [
-            support
-            for support in self._supports_of(number.lookup_key)
-            if supports_same_key(number, support.number) and _counts_the_same(counted, support)
+            _Support(rank, fact)
+            for rank, facts in enumerate(self._facts)
+            for fact in facts.by_key.get(key, ())
+            if supports_same_key(number, fact.number) and _counts_the_same(counted, fact)
         ]
         if ordinal:
             # "2. Kontrollera …" is step 2 of a list: only that step supports it.
@@ -420,18 +412,22 @@ class AnswerChecker:
         return False, None
 
     def _citation(self, support: _Support, heading_line: int | None) -> Citation:
-        snippet = self.snippets[support.rank]
+        analysis = self._analyses[support.rank]
         line = support.line
-        first = line.index
-        if heading_line is not None and 0 < line.number - heading_line < _CITATION_LINES:
-            first = line.index - (line.number - heading_line)
-        texts = [entry.text for entry in self._analyses[support.rank].lines[first : line.index + 1]]
-        return Citation(
-            file=snippet.file,
-            snippet="\n".join(text.rstrip() for text in texts),
-            line=line.number - (line.index - first),
-            score=snippet.score,
-        )
+        citation = analysis.citations.get((line.index, heading_line))
+        if citation is None:
+            snippet = self.snippets[support.rank]
+            first = line.index
+            if heading_line is not None and 0 < line.number - heading_line < _CITATION_LINES:
+                first = line.index - (line.number - heading_line)
+            texts = [entry.text for entry in analysis.lines[first : line.index + 1]]
+            citation = analysis.citations[line.index, heading_line] = Citation(
+                file=snippet.file,
+                snippet="\n".join(text.rstrip() for text in texts),
+                line=line.number - (line.index - first),
+                score=snippet.score,
+            )
+        return citation
 
     def verdict(self, answer: str) -> Verdict:
         """The verdict on a whole answer."""
@@ -515,14 +511,14 @@ def _same_word(a: str, b: str) -> bool:
     return a[:stem] == b[:stem]
 
 
-def _counts_the_same(counted: str | None, support: "_Support") -> bool:
+def _counts_the_same(counted: str | None, fact: _Fact) -> bool:
     """The supporting number counts the same thing, or its line names it."""
     if counted is None:
         return True
-    if support.number.kind not in _PLAIN_KINDS or support.number.unit is not None:
+    if fact.number.kind not in _PLAIN_KINDS or fact.number.unit is not None:
         return False  # "10 månader" is not supported by "10 %" or "10 TB"
-    line = support.line.text
-    kb_counted = counted_word(line, support.number)
+    line = fact.line.text
+    kb_counted = counted_word(line, fact.number)
     if kb_counted is not None:
         return _same_word(counted, kb_counted)
     return any(_same_word(counted, word.lower()) for word in _LINE_WORDS.findall(line))

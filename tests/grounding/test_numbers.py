@@ -1,11 +1,14 @@
 """Number extraction, canonical forms and support between numbers."""
 
+import re
 from datetime import date
+from unittest import mock
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from grounding import numbers
 from grounding.numbers import Number, NumberKind, contains_digit, extract_numbers, supports
 
 
@@ -309,3 +312,18 @@ def test_every_number_supports_itself(text):
     """Whatever is extracted, the same number in the KB supports it (the same form)."""
     for number in extract_numbers(text):
         assert supports(number, number)
+
+
+@given(st.one_of(number_soup, st.text(max_size=80)))
+def test_the_shortcut_past_the_special_forms_changes_nothing(text):
+    """Skipping the phone/date/time/code passes when no form can start loses no number."""
+    with mock.patch.object(numbers, "_MAY_HAVE_FORMS", re.compile("")):  # every pass runs
+        every_pass = extract_numbers(text)
+    assert extract_numbers(text) == every_pass
+
+
+def test_a_unit_and_its_period_may_be_apart_by_several_spaces():
+    """ "99 kr\u00a0 per månad" is per month like "99 kr per månad"; case does not matter."""
+    assert only_number("99 kr\u00a0 per månad").unit == "SEK/month"
+    assert only_number("99 KR/Månad").unit == "SEK/month"
+    assert only_number("5 Procent").kind is NumberKind.PERCENT

@@ -1,8 +1,12 @@
 """The KB's subject vocabulary and finding subjects in text."""
 
+import re
+from unittest import mock
+
 from hypothesis import given
 from hypothesis import strategies as st
 
+from grounding import subjects
 from grounding.subjects import (
     clause_bounds,
     find_subjects,
@@ -124,3 +128,25 @@ def test_kb_subjects_never_yields_digits_or_uppercase(texts):
         assert term == term.lower()
         assert not any(char.isdigit() for char in term)
         assert len(term) >= 2
+
+
+# Term words, endings, separators and letters whose case is special.
+subject_soup = st.lists(
+    st.sampled_from(
+        [
+            *("Basic", "basic", "PREMIUM", "Premium", "årsvis", "Årsvis", "extra", "lagring"),
+            *("planen", "s", "'s", ":en", "-", " ", "\u00a0", "\n", ",", "_", "2", "x", "İ", "ß"),
+            *("ſ", "K"),
+        ]
+    ),
+    max_size=12,
+).map("".join)
+
+
+@given(st.one_of(subject_soup, st.text(max_size=80)))
+def test_the_first_word_finder_misses_no_term(text):
+    """Jumping to where a term's first word starts finds what trying every word finds."""
+    every_word = re.compile(r"(?<![^\W\d_])[^\W\d_]")
+    with mock.patch.object(subjects, "_first_word_finder", lambda vocabulary: every_word):
+        at_every_word = find_subjects(text, VOCABULARY)
+    assert find_subjects(text, VOCABULARY) == at_every_word

@@ -1,6 +1,8 @@
 """Verifying answers against retrieved snippets: citations, rejections, subjects."""
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from grounding.snippets import Snippet
 from grounding.subjects import kb_subjects
@@ -8,6 +10,7 @@ from grounding.verification import (
     NO_SUPPORT,
     NUMBER_MISMATCH,
     WRONG_SUBJECT,
+    _word_start,
     split_sentences,
     verify_answer,
 )
@@ -262,6 +265,16 @@ def test_all_unsupported_numbers_are_listed_in_order():
 def test_split_sentences(text, sentences):
     """Sentences end at .!? before whitespace or at a newline, not in 12.5 or after "ca."."""
     assert split_sentences(text) == sentences
+
+
+@given(st.text(alphabet="ab .\n\t(1", max_size=60), st.integers(0, 60))
+def test_word_start_is_where_the_run_of_non_spaces_starts(text, end):
+    """``_word_start`` agrees with walking back one character at a time."""
+    end = min(end, len(text))
+    start = end
+    while start > 0 and not text[start - 1].isspace():
+        start -= 1
+    assert _word_start(text, end) == start
 
 
 SLA = Snippet(
