@@ -261,6 +261,7 @@ _PLAIN_WITH_SUFFIX = re.compile(
     rf"|(?:{_SP}?(?P<unit>{_alternation(_UNIT_BY_ALIAS)})(?!\w))?(?:{_PER})?)"
 )
 _SIGN_CHARS = "-\u2212"
+_BEFORE_DIGITS = ".," + _SIGN_CHARS  # what may join a plain number as a decimal mark or sign
 _RANGE_GAP = re.compile(rf"{_SP}?{_DASH}{_SP}?")
 _DASHES = re.compile(_DASH)
 _SPACES = re.compile(_SP)
@@ -441,11 +442,13 @@ def _plain_numbers(text: str, masked: str) -> list[Number]:
     numbers = []
     for match in _PLAIN_WITH_SUFFIX.finditer(aligned_lower(masked)):
         start, end, body = match.start(), match.end(), match["body"]
-        lead = _leading_separator(masked, start)
-        start -= len(lead)
-        negative = _signed(masked, start)
-        if negative:
-            start -= 1
+        lead, negative = "", False
+        if start and masked[start - 1] in _BEFORE_DIGITS:  # rare: look closer
+            lead = _leading_separator(masked, start)
+            start -= len(lead)
+            negative = _signed(masked, start)
+            if negative:
+                start -= 1
         kind, canonical, ambiguous = _read_plain(body, negative, bool(lead))
         if ambiguous:
             canonical = ("-" if negative else "") + lead + _normal(body)

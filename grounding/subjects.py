@@ -288,13 +288,17 @@ def clauses(text: str, mentions: Sequence[Mention] = ()) -> list[tuple[int, int]
 
     Clauses are split at ``;``, a comma before a space (not ``12,5``),
     parentheses, table cell bars and "och"/"and"-like conjunctions, but never
-    inside a mention: "Basic och Standard" stays one subject.
+    inside a mention: "Basic och Standard" stays one subject. ``mentions`` are
+    in order and apart, as ``find_subjects`` gives them.
     """
-    spans, start = [], 0
+    spans, start, next_mention = [], 0, 0
     for match in _CLAUSE_BREAK.finditer(text):
-        if any(m.start <= match.start() < m.end for m in mentions):
-            continue
-        spans.append((start, match.start()))
+        at = match.start()
+        while next_mention < len(mentions) and mentions[next_mention].end <= at:
+            next_mention += 1
+        if next_mention < len(mentions) and mentions[next_mention].start <= at:
+            continue  # inside that mention
+        spans.append((start, at))
         start = match.end()
     spans.append((start, len(text)))
     return spans

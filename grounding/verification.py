@@ -87,8 +87,17 @@ def find_sentence_end(text: str, position: int) -> tuple[int | None, int]:
     return None, len(text)
 
 
+# The two characters before the final dot of each: most words ending a sentence
+# are told apart from every abbreviation by these alone.
+_ABBREVIATION_ENDS = frozenset(abbreviation[-3:-1] for abbreviation in _ABBREVIATIONS)
+
+
 def _is_abbreviation(text: str, dot: int) -> bool:
     if text[dot] != ".":
+        return False
+    if not text[dot - 1 : dot].isdigit() and text[max(0, dot - 2) : dot].lower() not in (
+        _ABBREVIATION_ENDS
+    ):
         return False
     start = _word_start(text, dot)
     if text[start:dot].isdigit() and (start == 0 or text[start - 1] == "\n"):

@@ -7,9 +7,11 @@ from hypothesis import strategies as st
 from grounding.snippets import Snippet
 from grounding.subjects import kb_subjects
 from grounding.verification import (
+    _ABBREVIATIONS,
     NO_SUPPORT,
     NUMBER_MISMATCH,
     WRONG_SUBJECT,
+    _is_abbreviation,
     _word_start,
     split_sentences,
     verify_answer,
@@ -275,6 +277,21 @@ def test_word_start_is_where_the_run_of_non_spaces_starts(text, end):
     while start > 0 and not text[start - 1].isspace():
         start -= 1
     assert _word_start(text, end) == start
+
+
+@given(
+    st.lists(
+        st.sampled_from(["ca", "Ca", ".", " ", "\n", "t.ex", "2", "12", "kl", "org.nr", "(", "x"]),
+        max_size=10,
+    ).map("".join)
+)
+def test_is_abbreviation_by_its_definition(text):
+    """A dot ends an abbreviation when the word it ends is one, or a list item's number."""
+    for dot in (index for index, char in enumerate(text) if char == "."):
+        word = text[_word_start(text, dot) : dot + 1]
+        list_item = word[:-1].isdigit() and text[: dot - len(word) + 1][-1:] in ("", "\n")
+        expected = list_item or word.lstrip("([\"'“”‘’").lower() in _ABBREVIATIONS
+        assert _is_abbreviation(text, dot) == expected
 
 
 SLA = Snippet(
