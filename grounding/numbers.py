@@ -10,10 +10,10 @@ later pass never re-reads those digits.
 """
 
 import re
-from dataclasses import dataclass, replace
 from datetime import date
 from enum import StrEnum
 from functools import lru_cache
+from typing import NamedTuple
 
 from grounding.phones import PhoneMatch, find_phones
 from grounding.text import aligned_lower
@@ -32,8 +32,10 @@ class NumberKind(StrEnum):
 _VALUE_KINDS = frozenset({NumberKind.INTEGER, NumberKind.DECIMAL, NumberKind.PERCENT})
 
 
-@dataclass(frozen=True, slots=True)
-class Number:
+# A NamedTuple, not a frozen dataclass: one is made for every number of every
+# sentence checked, and
+# a tuple is several times cheaper to build.
+class Number(NamedTuple):
     """One number as written in a text, with its canonical form.
 
     ``canonical``: ``"12.5"``, ``"20%"``, ``"+4681234567"``, ``"2025-12-31"``,
@@ -543,9 +545,9 @@ def _spread_range_units(text: str, numbers: list[Number]) -> list[Number]:
         if not _RANGE_GAP.fullmatch(text, first.end, second.start):
             continue
         if second.kind is NumberKind.PERCENT:
-            numbers[index] = replace(
-                first, kind=NumberKind.PERCENT, canonical=first.canonical + "%"
+            numbers[index] = first._replace(
+                kind=NumberKind.PERCENT, canonical=first.canonical + "%"
             )
         else:
-            numbers[index] = replace(first, unit=second.unit)
+            numbers[index] = first._replace(unit=second.unit)
     return numbers
