@@ -292,12 +292,16 @@ class AnswerChecker:
         if not numbers:
             return []
         mentions = find_subjects(sentence, self.vocabulary)
-        context = _terms(sentence)
-        ordinal = next((n for n in numbers if is_list_ordinal(sentence, n)), None)
+        ordinal = _ORDINAL.match(sentence)  # "2. Kontrollera …": the 2 numbers a list item
+        ordinal_start = ordinal.start(1) if ordinal else -1
         if not mentions:
             return [
                 self._check_number(
-                    number, None, counted_word(sentence, number), context, number is ordinal
+                    number,
+                    None,
+                    counted_word(sentence, number),
+                    sentence,
+                    number.start == ordinal_start,
                 )
                 for number in numbers
             ]
@@ -311,8 +315,8 @@ class AnswerChecker:
                 number,
                 self._subject_rule(number, bisect_right(ends, number.start), by_clause),
                 counted_word(sentence, number),
-                context,
-                number is ordinal,
+                sentence,
+                number.start == ordinal_start,
             )
             for number in numbers
         ]
@@ -356,9 +360,9 @@ class AnswerChecker:
         self,
         number: Number,
         rule: SubjectRule | None,
-        counted: str | None = None,
-        context: frozenset[str] = frozenset(),
-        ordinal: bool = False,
+        counted: str | None,
+        sentence: str,
+        ordinal: bool,
     ) -> NumberCheck:
         key = number.lookup_key
         candidates = [
@@ -369,6 +373,7 @@ class AnswerChecker:
         ]
         if ordinal:
             # "2. Kontrollera …" is step 2 of a list: only that step supports it.
+            context = _terms(sentence)
             candidates = [
                 c
                 for c in candidates
@@ -383,6 +388,7 @@ class AnswerChecker:
                 # A bare value ("24 hours", "2.") is common: the supporting line
                 # must also be about what the sentence talks about.
                 own = _terms(number.text)  # "hours" in "4 hours" says nothing of the topic
+                context = _terms(sentence)
                 candidates = [
                     c
                     for c in candidates
