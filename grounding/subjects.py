@@ -215,10 +215,10 @@ def find_subjects(text: str, vocabulary: frozenset[str]) -> list[Mention]:
     position = 0
     for candidate in _first_word_finder(vocabulary).finditer(lowered):
         start = candidate.start()
-        if start < position or _is_word_char(text, start - 1):
+        if start < position:
             continue
-        if start > 0 and text[start - 1] == "-":
-            continue
+        if start and (text[start - 1].isalnum() or text[start - 1] in "_-"):
+            continue  # inside a word, or the tail of a compound ("extra-Basic")
         first = _WORD.match(lowered, start)
         for shape in index.get(first.group(), ()):
             end = _match_end(text, lowered, first, shape)
@@ -294,12 +294,14 @@ def clauses(text: str, mentions: Sequence[Mention] = ()) -> list[tuple[int, int]
     inside a mention: "Basic och Standard" stays one subject. ``mentions`` are
     in order and apart, as ``find_subjects`` gives them.
     """
-    spans, start, next_mention = [], 0, 0
+    spans, start = [], 0
+    later = iter(mentions)
+    mention = next(later, None)
     for match in _CLAUSE_BREAK.finditer(text):
         at = match.start()
-        while next_mention < len(mentions) and mentions[next_mention].end <= at:
-            next_mention += 1
-        if next_mention < len(mentions) and mentions[next_mention].start <= at:
+        while mention is not None and mention.end <= at:
+            mention = next(later, None)
+        if mention is not None and mention.start <= at:
             continue  # inside that mention
         spans.append((start, at))
         start = match.end()

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from grounding import subjects
 from grounding.subjects import (
     clause_bounds,
+    clauses,
     find_subjects,
     kb_subjects,
     segment_bounds,
@@ -136,7 +137,7 @@ subject_soup = st.lists(
         [
             *("Basic", "basic", "PREMIUM", "Premium", "årsvis", "Årsvis", "extra", "lagring"),
             *("planen", "s", "'s", ":en", "-", " ", "\u00a0", "\n", ",", "_", "2", "x", "İ", "ß"),
-            *("ſ", "K"),
+            *("ſ", "K", " och ", ";", "("),
         ]
     ),
     max_size=12,
@@ -150,3 +151,17 @@ def test_the_first_word_finder_misses_no_term(text):
     with mock.patch.object(subjects, "_first_word_finder", lambda vocabulary: every_word):
         at_every_word = find_subjects(text, VOCABULARY)
     assert find_subjects(text, VOCABULARY) == at_every_word
+
+
+@given(subject_soup)
+def test_clauses_break_only_outside_mentions(text):
+    """Clauses are cut at every break that lies outside all mentions, and nowhere else."""
+    mentions = find_subjects(text, VOCABULARY)
+    breaks = [
+        match
+        for match in subjects._CLAUSE_BREAK.finditer(text)
+        if not any(m.start <= match.start() < m.end for m in mentions)
+    ]
+    starts = [0] + [match.end() for match in breaks]
+    ends = [match.start() for match in breaks] + [len(text)]
+    assert clauses(text, mentions) == list(zip(starts, ends, strict=True))
