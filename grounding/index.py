@@ -249,9 +249,13 @@ class KBIndex:
         if candidates.size > top_k:
             best = np.argpartition(-ranking[candidates], top_k - 1)[:top_k]
             candidates = candidates[best]
-        # Best first; equal ranks keep KB order so results are stable.
-        order = np.lexsort((candidates, -ranking[candidates]))
-        return [(int(candidates[i]), float(scores[candidates[i]])) for i in order]
+        # Best first; equal ranks keep KB order so results are stable. At most
+        # top_k are left: Python sorts so few faster than numpy's call overhead.
+        positions = candidates.tolist()
+        ranks = ranking[candidates].tolist()
+        plain = scores[candidates].tolist()
+        order = sorted(range(len(positions)), key=lambda i: (-ranks[i], positions[i]))
+        return [(positions[i], plain[i]) for i in order]
 
     def _snippet(self, position: int, score: float) -> Snippet:
         record = self.records[position]
