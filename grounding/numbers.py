@@ -443,7 +443,8 @@ _FORM_FINDERS = (_phones, _plus_runs, _dates, _times, _codes, _slash_codes)
 def _plain_numbers(text: str, masked: str) -> list[Number]:
     numbers = []
     for match in _PLAIN_WITH_SUFFIX.finditer(aligned_lower(masked)):
-        start, end, body = match.start(), match.end(), match["body"]
+        start, end = match.span()
+        body, percent, unit_alias, bare, definite = match.groups()
         lead, negative = "", False
         if start and masked[start - 1] in _BEFORE_DIGITS:  # rare: look closer
             lead = _leading_separator(masked, start)
@@ -451,16 +452,19 @@ def _plain_numbers(text: str, masked: str) -> list[Number]:
             negative = _signed(masked, start)
             if negative:
                 start -= 1
-        kind, canonical, ambiguous = _read_plain(body, negative, bool(lead))
+        if not (lead or negative) and body.isdigit() and body.isascii():  # most numbers: "399"
+            kind, canonical, ambiguous = NumberKind.INTEGER, body.lstrip("0") or "0", False
+        else:
+            kind, canonical, ambiguous = _read_plain(body, negative, bool(lead))
         if ambiguous:
             canonical = ("-" if negative else "") + lead + _normal(body)
         unit = None
-        if match["percent"]:
+        if percent:
             kind, canonical = NumberKind.PERCENT, canonical + "%"
         else:
-            if match["unit"]:
-                unit = _UNIT_BY_ALIAS.get(match["unit"]) or _UNIT_BY_ALIAS[_normal(match["unit"])]
-            period = match["bare"] or match["definite"]
+            if unit_alias:
+                unit = _UNIT_BY_ALIAS.get(unit_alias) or _UNIT_BY_ALIAS[_normal(unit_alias)]
+            period = bare or definite
             if period:
                 unit = f"{unit or ''}/{_PERIOD_BARE.get(period) or _PERIOD_DEFINITE[period]}"
         numbers.append(Number(text[start:end], start, end, kind, canonical, unit, ambiguous))

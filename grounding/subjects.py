@@ -141,7 +141,9 @@ _WORD = re.compile(r"[^\W\d_]+")
 class _Term:
     term: str
     words: tuple[str, ...]  # letter runs of the term
-    gaps: tuple[str, ...]  # what joins them: " " (any whitespace), "-", "–", "&", ...
+    # Every word after the first with what joins it to the one before: " " (any
+    # whitespace), "-", "–", "&", ...
+    rest: tuple[tuple[str, str], ...]
 
 
 def _term_shape(term: str) -> _Term:
@@ -152,7 +154,7 @@ def _term_shape(term: str) -> _Term:
             gaps.append(" " if gap.isspace() else gap)
         words.append(match.group())
         previous_end = match.end()
-    return _Term(term, tuple(words), tuple(gaps))
+    return _Term(term, tuple(words), tuple(zip(gaps, words[1:], strict=True)))
 
 
 @lru_cache(maxsize=32)
@@ -170,10 +172,6 @@ def _first_word_index(vocabulary: frozenset[str]) -> dict[str, tuple[_Term, ...]
         form: tuple(sorted(shapes, key=lambda t: (len(t.words), len(t.term)), reverse=True))
         for form, shapes in index.items()
     }
-
-
-def _is_word_char(text: str, index: int) -> bool:
-    return 0 <= index < len(text) and (text[index].isalnum() or text[index] == "_")
 
 
 @lru_cache(maxsize=32)
@@ -232,7 +230,7 @@ def find_subjects(text: str, vocabulary: frozenset[str]) -> list[Mention]:
 def _match_end(text: str, lowered: str, first: re.Match, shape: _Term) -> int | None:
     """Where ``shape`` ends when it starts with the word ``first`` of ``text``, or None."""
     end = first.end()
-    for gap, stem in zip(shape.gaps, shape.words[1:], strict=True):
+    for gap, stem in shape.rest:
         word = _WORD.search(lowered, end)
         if word is None:
             return None
@@ -249,7 +247,7 @@ def _match_end(text: str, lowered: str, first: re.Match, shape: _Term) -> int | 
         end += 1
         while end < len(text) and text[end].isalpha():
             end += 1
-    return None if _is_word_char(text, end) else end
+    return None if end < len(text) and (text[end].isalnum() or text[end] == "_") else end
 
 
 @lru_cache(maxsize=4096)
@@ -283,7 +281,10 @@ def _inner_terms(vocabulary: frozenset[str]) -> dict[str, frozenset[str]]:
     return inner
 
 
-_CLAUSE_BREAK = re.compile(r"[;|()\[\]]|,(?=\s)|\s(?:och|samt|men|medan|and|but|while)\s")
+_CLAUSE_BREAK = re.compile(  # one character class first: the engine skips to those
+    r"[;|()\[\],\s]"
+    r"(?:(?<=[;|()\[\]])|(?<=,)(?=\s)|(?<=\s)(?:och|samt|men|medan|and|but|while)\s)"
+)
 
 
 def clauses(text: str, mentions: Sequence[Mention] = ()) -> list[tuple[int, int]]:
