@@ -33,8 +33,7 @@ _VALUE_KINDS = frozenset({NumberKind.INTEGER, NumberKind.DECIMAL, NumberKind.PER
 
 
 # A NamedTuple, not a frozen dataclass: one is made for every number of every
-# sentence checked, and
-# a tuple is several times cheaper to build.
+# sentence checked, and a tuple is several times cheaper to build.
 class Number(NamedTuple):
     """One number as written in a text, with its canonical form.
 
@@ -195,11 +194,9 @@ _PER = (
     rf"(?P<bare>{_alternation(_PERIOD_BARE)})(?!\w)"
     rf"|{_SP}+(?:i|om|per){_SP}+(?P<definite>{_alternation(_PERIOD_DEFINITE)})(?!\w)"
 )
-
-
 _SPACE_CHARS = " \u00a0\u202f\u2009"
 _PER_WORDS = ("per", "à", "a", "an", "each", "every", "i", "om")
-# What may start a suffix, for a cheap test before the two regexes above.
+# What may start a suffix, for a cheap test before matching one (``_times``).
 _SUFFIX_STARTS = frozenset(
     [alias[:2] for alias in (*_UNIT_BY_ALIAS, "procent", "percent") if len(alias) > 1]
     + [word + " " if len(word) == 1 else word[:2] for word in _PER_WORDS]

@@ -124,8 +124,7 @@ def _normalise_label(label: str) -> str | None:
 
 
 # A NamedTuple, not a frozen dataclass: one is made for every subject named in
-# every sentence checked, and
-# a tuple is several times cheaper to build.
+# every sentence checked, and a tuple is several times cheaper to build.
 class Mention(NamedTuple):
     """A vocabulary term named in a text."""
 
