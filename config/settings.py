@@ -200,7 +200,7 @@ WS_MAX_CONNECTIONS_PER_IP = env.int("WS_MAX_CONNECTIONS_PER_IP", default=50)
 WS_MAX_SEND_BUFFER_BYTES = env.int("WS_MAX_SEND_BUFFER_BYTES", default=4 * 1024 * 1024)
 # Turns that may start per pass of the event loop; streams in progress go first
 # (chat/admission.py). 0: no limit.
-TURN_STARTS_PER_PASS = env.int("TURN_STARTS_PER_PASS", default=4)
+TURN_STARTS_PER_PASS = env.int("TURN_STARTS_PER_PASS", default=1)
 # The garbage collector's pauses stop every stream (config/gc_tuning.py).
 GC_FREEZE = env.bool("GC_FREEZE", default=True)
 GC_FULL_COLLECTION_SECONDS = env.float("GC_FULL_COLLECTION_SECONDS", default=60.0)
