@@ -11,8 +11,8 @@ pass of the loop; the others wait, first come first served, and the frames
 that fall due meanwhile go out in between. Under overload the wait moves to
 the start of new answers (their first token), never into the middle of one.
 One start per pass (the default) kept streams smoothest at 500 clients
-(``make bench``: the worst of 9 rounds 83 ms against 143 ms with 4), and the
-first token came no later than with 4.
+(``make bench`` rounds: p99 73 ms on average against 85 ms with 4, the worst
+97 against 143 ms), and the first token came no later than with 4.
 """
 
 import asyncio
