@@ -166,12 +166,7 @@ def insert_rows(
             (index, _last_value_memo(adapt) if memo else adapt)
             for index, adapt, memo in plan.adapters
         )
-        prepared = []
-        for row in rows:
-            row = list(row)
-            for index, adapt in adapters:
-                row[index] = adapt(row[index])
-            prepared.append(row)
+        prepared = _adapted(rows, adapters)
 
     if not returning_pk:
         with connection.cursor() as cursor:
@@ -417,17 +412,22 @@ def _jsonb_json_value(value):
     raise _NotBatchable  # the field's get_db_prep_save decides
 
 
+def _adapted(rows: list, adapters: tuple) -> list[list]:
+    """``rows`` as lists, each ``(index, adapt)`` applied to its column."""
+    prepared = []
+    for row in rows:
+        row = list(row)
+        for index, adapt in adapters:
+            row[index] = adapt(row[index])
+        prepared.append(row)
+    return prepared
+
+
 def _jsonb_payload(rows: list, adapters: tuple):
     from psycopg.types.json import Jsonb
 
     if adapters:
-        prepared = []
-        for row in rows:
-            row = list(row)
-            for index, adapt in adapters:
-                row[index] = adapt(row[index])
-            prepared.append(row)
-        rows = prepared
+        rows = _adapted(rows, adapters)
     try:
         data = orjson.dumps(rows)
     except TypeError as exc:  # a type orjson refuses, an int beyond 64 bits
