@@ -2,6 +2,7 @@
 
 import uuid
 
+from django.conf import settings
 from django.db import models
 
 
@@ -76,11 +77,12 @@ class Message(models.Model):
 
 
 class RejectedAnswer(Message):
-    """Assistant answers withheld by the number guard, for review."""
+    """Assistant answers withheld by the number guard or without KB support: the review queue."""
 
     class Meta:
         proxy = True
         verbose_name = "rejected answer"
+        verbose_name_plural = "review queue: rejected and no-support answers"
 
 
 class Feedback(models.Model):
@@ -99,3 +101,57 @@ class Feedback(models.Model):
 
     def __str__(self) -> str:
         return f"{self.rating} on {self.message}"
+
+
+class AnswerReview(models.Model):
+    """Staff's review of one rejected or no-support answer; the answer itself is never edited.
+
+    | status   | reviewed_by | reviewed_at | meaning                          |
+    |----------|-------------|-------------|----------------------------------|
+    | open     | empty       | empty       | waiting (maybe with an assignee) |
+    | reviewed | set         | set         | done: who, when, and the note    |
+    """
+
+    class Status(models.TextChoices):
+        OPEN = "open", "Open"
+        REVIEWED = "reviewed", "Reviewed"
+
+    message = models.OneToOneField(Message, on_delete=models.PROTECT, related_name="review")
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.OPEN)
+    assignee = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="assigned_reviews",
+    )
+    reviewed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="answer_reviews",
+    )
+    reviewed_at = models.DateTimeField(null=True, blank=True, db_index=True)
+    note = models.TextField(blank=True, max_length=2000)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(status__in=["open", "reviewed"]),
+                name="chat_answerreview_status_valid",
+            ),
+            models.CheckConstraint(
+                condition=(
+                    models.Q(
+                        status="reviewed", reviewed_by__isnull=False, reviewed_at__isnull=False
+                    )
+                    | models.Q(status="open", reviewed_by__isnull=True, reviewed_at__isnull=True)
+                ),
+                name="chat_answerreview_reviewed_has_who_and_when",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"Review of {self.message}: {self.get_status_display()}"
