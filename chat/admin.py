@@ -100,22 +100,12 @@ class ConversationAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
         conversation = get_object_or_404(Conversation, pk=object_id)
         if not self.has_view_permission(request, conversation):
             raise PermissionDenied
-        turns = selectors.conversation_timeline(conversation=conversation)
         context = {
             **self.admin_site.each_context(request),
             "opts": self.model._meta,
             "title": f"Timeline of {conversation}",
             "conversation": conversation,
-            "turns": [
-                {
-                    "turn": turn,
-                    "citations": render_citations(turn.answer.citations) if turn.answer else "-",
-                    "why": why_in_plain_words(turn.answer)
-                    if turn.answer and turn.answer.status in services.REVIEWABLE_STATUSES
-                    else "",
-                }
-                for turn in turns
-            ],
+            "entries": _timeline_entries(conversation),
         }
         return TemplateResponse(request, "admin/chat/timeline.html", context)
 
@@ -146,6 +136,27 @@ class ConversationAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
             "csv_query": query,
         }
         return TemplateResponse(request, "admin/chat/gap_report.html", context)
+
+
+def _timeline_entries(conversation: Conversation) -> list[dict]:
+    """Turns and handoff events of a conversation, merged in time order."""
+    entries = [
+        {
+            "kind": "turn",
+            "at": turn.at,
+            "turn": turn,
+            "citations": render_citations(turn.answer.citations) if turn.answer else "-",
+            "why": why_in_plain_words(turn.answer)
+            if turn.answer and turn.answer.status in services.REVIEWABLE_STATUSES
+            else "",
+        }
+        for turn in selectors.conversation_timeline(conversation=conversation)
+    ]
+    entries += [
+        {"kind": "handoff", "at": event.created_at, "event": event}
+        for event in selectors.handoff_events(conversation=conversation)
+    ]
+    return sorted(entries, key=lambda entry: entry["at"])
 
 
 class GapPeriodForm(forms.Form):
