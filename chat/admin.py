@@ -18,7 +18,15 @@ from django.utils.html import format_html, format_html_join
 
 from chat import gaps, selectors, services
 from chat.admin_tools import ReadOnlyAdminMixin, ReadOnlyInline, export_jsonl, timeline_link
-from chat.models import AnswerReview, Conversation, Feedback, Message, RejectedAnswer
+from chat.models import (
+    AnswerReview,
+    Conversation,
+    Feedback,
+    Handoff,
+    HandoffEvent,
+    Message,
+    RejectedAnswer,
+)
 
 # The unsupported-number reasons of grounding, said in plain words for staff.
 _PLAIN_REASONS = {
@@ -510,3 +518,63 @@ class FeedbackAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
     @admin.display(description="timeline")
     def timeline(self, obj) -> str:
         return timeline_link(obj.message.conversation_id)
+
+
+class HandoffEventInline(ReadOnlyInline):
+    model = HandoffEvent
+    fields = ("created_at", "kind", "staff", "text", "message_id")
+    readonly_fields = fields
+    ordering = ("created_at", "id")
+
+
+@admin.register(Handoff)
+class HandoffAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
+    """Customers who asked for a person: who took them, when, and every step (audit rows)."""
+
+    list_display = ("requested_at", "status", "source", "taken_by", "taken_at", "timeline")
+    list_filter = (
+        "status",
+        "source",
+        "requested_at",
+        ("taken_by", admin.RelatedOnlyFieldListFilter),
+    )
+    list_select_related = ("taken_by",)
+    ordering = ("-requested_at", "-id")
+    readonly_fields = (
+        "conversation",
+        "timeline",
+        "status",
+        "source",
+        "requested_at",
+        "taken_by",
+        "taken_at",
+        "closed_at",
+    )
+    inlines = [HandoffEventInline]
+    actions = [export_jsonl]
+
+    @admin.display(description="timeline")
+    def timeline(self, obj) -> str:
+        return timeline_link(obj.conversation_id)
+
+
+@admin.register(HandoffEvent)
+class HandoffEventAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
+    list_display = ("created_at", "kind", "staff", "text", "timeline")
+    list_filter = ("kind", "created_at")
+    list_select_related = ("staff",)
+    search_fields = ("text",)
+    readonly_fields = (
+        "handoff",
+        "conversation",
+        "kind",
+        "staff",
+        "text",
+        "message_id",
+        "created_at",
+    )
+    actions = [export_jsonl]
+
+    @admin.display(description="timeline")
+    def timeline(self, obj) -> str:
+        return timeline_link(obj.conversation_id)

@@ -308,3 +308,30 @@ def test_gap_report_groups_by_search_terms_over_the_period(admin_client, queue):
     assert sum(c[0] for c in counts.values()) == 4  # the week-old question is outside the period
     oslo = next(label for label in counts if "oslo" in label)
     assert counts[oslo] == (1, 0, 1)
+
+
+def test_timeline_and_handoff_admin_show_the_handoff(admin_client, admin_user, queue, settings):
+    """Asked for a person, taken, a staff reply, handed back: on the timeline, in time order."""
+    from chat import handoff
+
+    settings.HANDOFF_OPENING_HOURS = "always"
+    conversation = queue["today"].conversation
+    handoff.handoff_request(conversation_id=conversation.pk, text="prata med en människa")
+    handoff.handoff_take(conversation_id=conversation.pk, staff=admin_user)
+    handoff.handoff_staff_message(
+        conversation_id=conversation.pk, staff=admin_user, text="Hej, jag hjälper dig"
+    )
+    handoff.handoff_hand_back(conversation_id=conversation.pk, staff=admin_user)
+    body = admin_client.get(reverse("admin:chat_timeline", args=[conversation.pk])).content.decode()
+    steps = [
+        "Vad kostar premium idag?",
+        "Customer asked for a person",
+        "Staff joined",
+        "Hej, jag hjälper dig",
+        "Staff handed back to the agent",
+    ]
+    positions = [body.index(text) for text in steps]
+    assert positions == sorted(positions)
+    timeline = reverse("admin:chat_timeline", args=[conversation.pk])
+    for route in ("admin:chat_handoff_changelist", "admin:chat_handoffevent_changelist"):
+        assert timeline in admin_client.get(reverse(route)).content.decode()
