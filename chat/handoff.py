@@ -27,7 +27,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from chat.handoff_rules import is_open
+from chat.handoff_rules import is_open, staff_name
 from chat.models import Handoff, HandoffEvent
 from chat.selectors import handoff_position
 from chat.services import conversation_touch
@@ -44,11 +44,6 @@ def customer_group(conversation_id) -> str:
 def owner_group(conversation_id) -> str:
     """The staff connections that own a conversation."""
     return f"handoff.{conversation_id}"
-
-
-def staff_name(user: AbstractBaseUser) -> str:
-    """The name a customer sees for a staff member: first name, else the username."""
-    return getattr(user, "first_name", "") or user.get_username()
 
 
 class HandoffError(Exception):

@@ -132,13 +132,17 @@ def handoff_position(*, handoff) -> int | None:
     )
 
 
-def handoff_owned(*, conversation_id) -> bool:
-    """Whether a person owns the conversation now (the agent must send nothing)."""
+def handoff_owner(*, conversation_id) -> str | None:
+    """The name of the person who owns the conversation now (the agent must send nothing)."""
+    from chat.handoff_rules import staff_name
     from chat.models import Handoff
 
-    return Handoff.objects.filter(
-        conversation_id=conversation_id, status=Handoff.Status.ACTIVE
-    ).exists()
+    handoff = (
+        Handoff.objects.filter(conversation_id=conversation_id, status=Handoff.Status.ACTIVE)
+        .select_related("taken_by")
+        .first()
+    )
+    return staff_name(handoff.taken_by) if handoff else None
 
 
 def handoff_queue() -> list[dict]:
