@@ -87,6 +87,7 @@
     }
     renderCitations(bubble, msg.citations);
     renderFeedback(bubble, msg.messageId);
+    if (window.ChatHandoff) window.ChatHandoff.offer(bubble, bubble.dataset.status);
     scroll();
   }
 
@@ -151,6 +152,8 @@
     if (ws && ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify(frame));
   }
 
+  if (window.ChatHandoff) window.ChatHandoff.attach(send);
+
   function connect() {
     const scheme = location.protocol === "https:" ? "wss://" : "ws://";
     ws = new WebSocket(scheme + location.host + "/ws/chat/");
@@ -161,6 +164,7 @@
       try { msg = JSON.parse(event.data); } catch (e) { return; }
       const handle = handlers[msg.type];
       if (handle) handle(msg);
+      else if (window.ChatHandoff) window.ChatHandoff.handle(msg);
     });
     ws.addEventListener("close", () => {
       setStreaming(null);
