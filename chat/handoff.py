@@ -190,11 +190,23 @@ def handoff_staff_message(
     return event
 
 
-@transaction.atomic
 def handoff_customer_message(
     *, conversation_id: uuid.UUID, text: str, message_id: str = ""
 ) -> HandoffEvent | None:
-    """The customer's message while a person owns the conversation; None when nobody does."""
+    """The customer's message while a person owns the conversation; None when nobody does.
+
+    Called for every customer message, so the common case (nobody owns it) is
+    one indexed read outside any transaction: on SQLite a transaction takes
+    the write lock at BEGIN (IMMEDIATE), which every message would queue on.
+    """
+    owned = Handoff.objects.filter(conversation_id=conversation_id, status=Handoff.Status.ACTIVE)
+    if not owned.exists():
+        return None
+    return _customer_message(conversation_id=conversation_id, text=text, message_id=message_id)
+
+
+@transaction.atomic
+def _customer_message(*, conversation_id, text: str, message_id: str) -> HandoffEvent | None:
     handoff = Handoff.objects.filter(
         conversation_id=conversation_id, status=Handoff.Status.ACTIVE
     ).first()

@@ -166,3 +166,20 @@ async def test_a_reconnecting_customer_still_talks_to_the_person(eva):
     said = await HandoffEvent.objects.aget(kind="customer_message")
     assert (str(said.conversation_id), said.text) == (conversation_id, "Är du kvar?")
     await again.disconnect()
+
+
+async def test_waiting_customers_hear_their_place_move_up(eva):
+    """Two customers wait; when the first is taken, the second is told it is now first."""
+    first, second = await open_socket(), await open_socket()
+    for customer in (first, second):
+        await customer.send_json_to({"type": "handoff_request"})
+    assert (await first.receive_json_from(timeout=5))["position"] == 1
+    assert (await second.receive_json_from(timeout=5))["position"] == 2
+    waiting = await sync_to_async(list)(
+        Handoff.objects.order_by("requested_at", "id").values_list("conversation_id", flat=True)
+    )
+    await sync_to_async(handoff.handoff_take)(conversation_id=waiting[0], staff=eva)
+    assert (await first.receive_json_from(timeout=5))["type"] == "agent_joined"
+    assert await second.receive_json_from(timeout=5) == {"type": "handoff_queued", "position": 1}
+    for customer in (first, second):
+        await customer.disconnect()
