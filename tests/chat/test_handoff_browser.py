@@ -6,15 +6,13 @@ separate browsers' worth of cookies) against one daphne process.
 
 import json
 import re
-import shutil
-from pathlib import Path
 
 import pytest
 
+from tests.chat.test_browser import CHROMIUM, CHROMIUM_ARGS
+from tests.chat.test_browser import pytestmark as browser_marks
 from tests.live import daphne_server, manage, prepare_database, product_env
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"]
 TIMEOUT_MS = 10000
 AGENT_FRAMES = {"stream", "stream_end", "response", "action_suggestion"}
 STAFF = """
@@ -25,13 +23,7 @@ user = get_user_model().objects.create_user("eva", password="pw-eva-12345", firs
 user.user_permissions.add(Permission.objects.get(codename="handle_handoff"))
 """
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(
-        not Path(CHROMIUM).exists() or shutil.which("chromium") is None,
-        reason="Chromium is not installed at /usr/bin/chromium (apt-get install chromium)",
-    ),
-]
+pytestmark = browser_marks
 
 
 @pytest.fixture(scope="module")

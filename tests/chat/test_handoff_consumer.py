@@ -10,14 +10,9 @@ from chat.models import Handoff, HandoffEvent
 from tests.chat.conftest import open_socket, run_turn
 from tests.chat.handoff_helpers import receive_until, session_cookie, staff_socket, staff_user
 
-pytestmark = pytest.mark.usefixtures("indexed_kb")
+pytestmark = pytest.mark.usefixtures("indexed_kb", "handoff_open_all_day")
 
 AGENT_FRAMES = {"stream", "stream_end", "response", "action_suggestion"}
-
-
-@pytest.fixture(autouse=True)
-def _open_all_day(settings):
-    settings.HANDOFF_OPENING_HOURS = "always"
 
 
 @pytest.fixture
