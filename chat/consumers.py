@@ -108,6 +108,8 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         bind_conversation(self.context.id)
         services.metrics.connection_opened()
         self.counted = True
+        if self.person is not None:  # a reload while a person owns the conversation
+            await self.send_json({"type": "agent_joined", "name": self.person})
 
     async def receive_json(self, content, **kwargs) -> None:
         """One decoded frame: the command's handler, or one error frame for bad input."""

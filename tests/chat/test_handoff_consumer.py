@@ -156,6 +156,7 @@ async def test_a_reconnecting_customer_still_talks_to_the_person(eva):
     await customer.disconnect()
 
     again = await open_socket(headers=cookie)
+    assert await again.receive_json_from(timeout=5) == {"type": "agent_joined", "name": "Eva"}
     await again.send_json_to({"type": "message", "id": "back", "text": "Är du kvar?"})
     assert await frames_until_probe(again) == []
     said = await HandoffEvent.objects.aget(kind="customer_message")
