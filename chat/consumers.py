@@ -15,7 +15,7 @@ from channels.consumer import get_handler_name
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
 
-from chat import action_calls, audit, protocol
+from chat import action_calls, audit, protocol, texts
 from chat.asyncdb import off_loop
 from chat.edge import client_address, connection_admit, connection_release
 from chat.events import StreamEnd
@@ -163,22 +163,33 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
 
     async def on_confirm(self, command: protocol.ConfirmAction) -> None:
         """Run a suggested action, at most once; every tab of the conversation sees it run."""
-        result = await self._action(action_calls.suggestion_confirm, command.suggestion_id)
+        outcome = await self._action(
+            action_calls.suggestion_confirm, command.suggestion_id, phone=command.phone
+        )
+        result = outcome["result"]
         metrics.action_confirmed(result)
-        frame = {"type": "action_executed", "suggestionId": command.suggestion_id, "result": result}
+        frame = {
+            "type": "action_executed",
+            "suggestionId": command.suggestion_id,
+            "result": result,
+            "card": outcome["card"],
+        }
         await self.send_json(frame)
         if not result["ignored"]:
-            await self.channel_layer.group_send(
-                conversation_group(self.context.id),
-                {"type": "action.executed", "frame": frame, "origin": self.channel_name},
-            )
+            await self._tell_other_tabs("action.executed", frame)
 
     async def on_reject(self, command: protocol.RejectAction) -> None:
-        """Reject a suggested action; it can never run afterwards."""
-        result = await self._action(action_calls.suggestion_reject, command.suggestion_id)
-        await self.send_json(
-            {"type": "action_rejected", "suggestionId": command.suggestion_id, "result": result}
-        )
+        """Reject a suggested action; it can never run afterwards. Every tab sees it."""
+        outcome = await self._action(action_calls.suggestion_reject, command.suggestion_id)
+        frame = {
+            "type": "action_rejected",
+            "suggestionId": command.suggestion_id,
+            "result": outcome["result"],
+            "card": outcome["card"],
+        }
+        await self.send_json(frame)
+        if not outcome["result"]["ignored"]:
+            await self._tell_other_tabs("action.rejected", frame)
 
     async def on_feedback(self, command: protocol.GiveFeedback) -> None:
         """Keep a thumbs up/down (and comment) on one of this conversation's answers."""
@@ -189,6 +200,7 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
                 message_id=command.message_id,
                 rating=command.rating,
                 comment=command.comment,
+                reason=command.reason,
             )
         except MessageNotFound:
             raise ProtocolError(
@@ -221,7 +233,10 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
             if self.streaming_id is not None:
                 await self.send_json(StreamEnd("cancelled", self.streaming_id).frame())
             await self.send_json(
-                error_frame(ErrorCode.SERVER_SHUTDOWN, "The server is restarting; reconnect.")
+                error_frame(
+                    ErrorCode.SERVER_SHUTDOWN,
+                    texts.localized(texts.SERVER_RESTARTING, self.context.language),
+                )
             )
             await self.close(code=1001)
         await audit.drain()
@@ -236,6 +251,11 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
 
     async def action_executed(self, event: dict) -> None:
         """Another tab of this conversation ran an action: show its result here too."""
+        if event["origin"] != self.channel_name:
+            await self.send_json(event["frame"])
+
+    async def action_rejected(self, event: dict) -> None:
+        """Another tab of this conversation declined an action: show it here too."""
         if event["origin"] != self.channel_name:
             await self.send_json(event["frame"])
 
@@ -284,12 +304,20 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         self.streaming_id = None
         await self.send_json(StreamEnd("cancelled", message_id).frame())
 
-    async def _action(self, call, suggestion_id: str) -> dict:
+    async def _tell_other_tabs(self, event_type: str, frame: dict) -> None:
+        await self.channel_layer.group_send(
+            conversation_group(self.context.id),
+            {"type": event_type, "frame": frame, "origin": self.channel_name},
+        )
+
+    async def _action(self, call, suggestion_id: str, **fields) -> dict:
         from actions.services import SuggestionNotFound
 
         try:
-            return await call(context=self.context, suggestion_id=suggestion_id)
+            return await call(context=self.context, suggestion_id=suggestion_id, **fields)
         except SuggestionNotFound:
             raise ProtocolError(
                 ErrorCode.NOT_FOUND, "No such suggestion.", suggestionId=suggestion_id
             ) from None
+        except action_calls.PhoneProblem as problem:
+            raise ProtocolError(problem.code, problem.message, suggestionId=suggestion_id) from None

@@ -3,7 +3,7 @@
 from django.conf import settings
 
 from chat.context import ConversationContext
-from chat.models import Conversation, Message
+from chat.models import Conversation, Feedback, Message
 
 
 def conversation_for_session(*, session_key: str) -> Conversation | None:
@@ -35,7 +35,20 @@ def conversation_context(*, session_key: str) -> ConversationContext:
 
 
 def conversation_transcript(*, conversation: Conversation) -> list[dict]:
-    """The conversation's messages as the chat page shows them, oldest first."""
+    """The conversation's messages as the chat page shows them, oldest first.
+
+    An answer carries its latest feedback (``{rating, reason, comment}``), so
+    the page shows the chosen thumb after a reload.
+    """
+    latest_feedback = {}
+    for feedback in Feedback.objects.filter(message__conversation=conversation).order_by(
+        "created_at", "id"
+    ):
+        latest_feedback[feedback.message_id] = {
+            "rating": feedback.rating,
+            "reason": feedback.reason,
+            "comment": feedback.comment,
+        }
     transcript = []
     for message in conversation.messages.order_by("created_at", "id"):
         item = {"role": message.role, "text": message.text, "messageId": message.message_id}
@@ -45,5 +58,7 @@ def conversation_transcript(*, conversation: Conversation) -> list[dict]:
             )
             if message.block_reason:
                 item["blocked"] = message.block_reason
+            if message.pk in latest_feedback:
+                item["feedback"] = latest_feedback[message.pk]
         transcript.append(item)
     return transcript
