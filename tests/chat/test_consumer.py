@@ -385,9 +385,7 @@ async def test_callback_without_a_number_asks_for_one_and_validates_it():
     await ws.send_json_to({"type": "confirm_action", "suggestionId": sid, "phone": "12345"})
     assert (await ws.receive_json_from(timeout=5))["code"] == "invalid_phone"
     assert await _count(CallbackRequest) == 0
-    await ws.send_json_to(
-        {"type": "confirm_action", "suggestionId": sid, "phone": "070-123 45 67"}
-    )
+    await ws.send_json_to({"type": "confirm_action", "suggestionId": sid, "phone": "070-123 45 67"})
     done = await ws.receive_json_from(timeout=5)
     assert done["card"]["state"] == "done"
     assert done["card"]["message"] == "Vi ringer upp dig på 070-123 45 67."

@@ -102,7 +102,7 @@
 
   // -- user messages and delivery -----------------------------------------------
   function addUser(text, id, language) {
-    const bubble = el("li", "msg user");
+    const bubble = el("div", "msg user");
     bubble.dataset.messageId = id;
     bubble.appendChild(el("span", "visually-hidden", T.you + ": "));
     bubble.appendChild(el("span", "body", text));
@@ -158,7 +158,7 @@
   function assistantBubble(messageId) {
     let bubble = bubbles.get(messageId);
     if (!bubble) {
-      bubble = el("li", "msg assistant");
+      bubble = el("div", "msg assistant");
       bubble.dataset.messageId = messageId;
       bubble.appendChild(el("span", "visually-hidden", T.assistant + ": "));
       const text = el("div", "text");
@@ -172,6 +172,7 @@
     return bubble;
   }
 
+  // Streamed text is re-rendered at most once a frame; a final render cancels a pending one.
   let pendingRender = null;
   function scheduleRender(bubble) {
     if (pendingRender) return;
@@ -180,6 +181,9 @@
       renderMarkdown(bubble.querySelector(".text"), bubble._raw);
       follow();
     });
+  }
+  function cancelRender() {
+    if (pendingRender) { window.cancelAnimationFrame(pendingRender); pendingRender = null; }
   }
 
   function clearExtras(bubble) {
@@ -240,7 +244,8 @@
       summary.appendChild(el("span", "visually-hidden", fmt(T.source, { n: i + 1, title: "" })));
       summary.appendChild(el("span", "title", title));
       details.appendChild(summary);
-      const quote = el("blockquote", "", c.snippet);
+      // The cited lines as text; markdown list and heading marks left out.
+      const quote = el("blockquote", "", (c.snippet || "").replace(/^\s*(?:[-*+]\s+|#+\s+)/gm, ""));
       quote.setAttribute("aria-label", fmt(T.lines, { title: title }));
       details.appendChild(quote);
       box.appendChild(details);
@@ -260,8 +265,9 @@
       window.setTimeout(() => { copy.textContent = T.copy; }, 2000);
     });
     tools.appendChild(copy);
-    const up = button("👍", "thumb", () => chooseRating("up"));
-    const down = button("👎", "thumb", () => chooseRating("down"));
+    const up = button("", "thumb", () => chooseRating("up"));
+    const down = button("", "thumb down", () => chooseRating("down"));
+    up.innerHTML = down.innerHTML = THUMB; // a fixed icon, no server text
     up.setAttribute("aria-label", T.helpful);
     down.setAttribute("aria-label", T.notHelpful);
     up.setAttribute("aria-pressed", "false");
@@ -292,6 +298,10 @@
     }
     if (msg.feedback) done(msg.feedback.rating);
   }
+
+  const THUMB = '<svg aria-hidden="true" focusable="false" viewBox="0 0 24 24" width="18" height="18">' +
+    '<path fill="currentColor" d="M2 21h4V9H2v12zm20-11a2 2 0 0 0-2-2h-6.3l1-4.6v-.3c0-.4-.2-.8-.4-1.1L13.2 1 6.6 7.6' +
+    'C6.2 8 6 8.5 6 9v10a2 2 0 0 0 2 2h9c.8 0 1.5-.5 1.8-1.2l3-7.1c.1-.2.2-.5.2-.7v-2z"/></svg>';
 
   let formCounter = 0;
   function feedbackForm(messageId, done) {
@@ -329,6 +339,7 @@
 
   function renderResponse(msg, fromHistory) {
     awaiting.delete(msg.messageId);
+    cancelRender();
     const bubble = assistantBubble(msg.messageId);
     bubble.classList.remove("streaming", "withheld", "no_support", "error", "cancelled");
     clearExtras(bubble);
@@ -386,7 +397,7 @@
   function renderSuggestion(msg) {
     let card = cards.get(msg.suggestionId);
     if (!card) {
-      card = el("li", "card");
+      card = el("div", "card");
       card.dataset.suggestionId = msg.suggestionId;
       const heading = el("h2");
       heading.id = "card-" + msg.suggestionId;
@@ -496,6 +507,7 @@
       scheduleRender(bubble);
     },
     stream_end(msg) {
+      cancelRender();
       const bubble = assistantBubble(msg.messageId);
       bubble.classList.remove("streaming");
       renderMarkdown(bubble.querySelector(".text"), bubble._raw);
@@ -516,7 +528,7 @@
         return;
       }
       if (msg.messageId && users.has(msg.messageId) && !bubbles.has(msg.messageId)) setDelivery(msg.messageId, "unsent");
-      log.appendChild(el("li", "notice", T[ERROR_TEXT[msg.code]] || T.errorGeneric));
+      log.appendChild(el("div", "notice", T[ERROR_TEXT[msg.code]] || T.errorGeneric));
       follow();
     },
   };
