@@ -1,17 +1,28 @@
-"""The actions app's services, as the async chat code calls them.
+"""The actions app's services, as the async chat code calls them (off the event loop).
 
-Each call answers with the suggestion's card (``chat.action_cards``) in the
-conversation's language, read back after the write.
+Confirm and reject answer with the service's result and the suggestion's card
+(``chat.action_cards``) in the conversation's language, read back after the write.
 """
 
 from django.utils import timezone
 
+from actions import selectors as action_reads
+from actions import services as actions
+from actions.services import SuggestionNotFound
 from chat import texts
 from chat.action_cards import PHONE_ACTIONS, card, suggestion_frame
 from chat.asyncdb import off_loop
 from chat.context import ConversationContext
 from chat.services import conversation_touch
 from grounding.phones import first_phone
+
+__all__ = [
+    "PhoneProblem",
+    "SuggestionNotFound",
+    "suggestion_confirm",
+    "suggestion_create",
+    "suggestion_reject",
+]
 
 
 class PhoneProblem(Exception):
@@ -24,21 +35,17 @@ class PhoneProblem(Exception):
 
 
 def _create(*, context: ConversationContext, action: str, payload: dict, message_id: str) -> dict:
-    from actions.services import suggestion_create
-
     conversation_touch(
         conversation_id=context.id, session_key=context.session_key, language=context.language
     )
-    suggestion = suggestion_create(
+    suggestion = actions.suggestion_create(
         conversation_id=context.id, action=action, payload=payload, source_message_id=message_id
     )
     return suggestion_frame(suggestion, language=context.language, now=timezone.now())
 
 
 def _card(*, context: ConversationContext, suggestion_id: str) -> dict:
-    from actions.selectors import suggestion_get_for_conversation
-
-    suggestion = suggestion_get_for_conversation(
+    suggestion = action_reads.suggestion_get_for_conversation(
         suggestion_id=suggestion_id, conversation_id=context.id
     )
     return card(suggestion, language=context.language, now=timezone.now())
@@ -46,10 +53,7 @@ def _card(*, context: ConversationContext, suggestion_id: str) -> dict:
 
 def _give_phone(*, context: ConversationContext, suggestion_id: str, phone: str) -> None:
     """Validate the number typed on the card (``phonenumbers``) and store it on the suggestion."""
-    from actions.selectors import suggestion_get_for_conversation
-    from actions.services import SuggestionNotFound, suggestion_set_phone
-
-    suggestion = suggestion_get_for_conversation(
+    suggestion = action_reads.suggestion_get_for_conversation(
         suggestion_id=suggestion_id, conversation_id=context.id
     )
     if suggestion is None:
@@ -58,14 +62,13 @@ def _give_phone(*, context: ConversationContext, suggestion_id: str, phone: str)
         return
     if suggestion.payload.get("phone_e164") and not phone:
         return
-    match = first_phone(phone) if phone else None
+    language = context.language
     if not phone:
-        raise PhoneProblem(
-            "phone_required", texts.localized(texts.PHONE_REQUIRED, context.language)
-        )
+        raise PhoneProblem("phone_required", texts.localized(texts.PHONE_REQUIRED, language))
+    match = first_phone(phone)
     if match is None or match.text.strip() != phone.strip():
-        raise PhoneProblem("invalid_phone", texts.localized(texts.PHONE_INVALID, context.language))
-    suggestion_set_phone(
+        raise PhoneProblem("invalid_phone", texts.localized(texts.PHONE_INVALID, language))
+    actions.suggestion_set_phone(
         suggestion_id=suggestion_id,
         conversation_id=context.id,
         phone=match.text,
@@ -75,18 +78,20 @@ def _give_phone(*, context: ConversationContext, suggestion_id: str, phone: str)
 
 def _confirm(*, context: ConversationContext, suggestion_id: str, phone: str = "") -> dict:
     """Run the suggestion (a callback or SMS only with a valid number); result and card."""
-    from actions.services import suggestion_confirm
-
     _give_phone(context=context, suggestion_id=suggestion_id, phone=phone)
-    result = suggestion_confirm(suggestion_id=suggestion_id, conversation_id=context.id).as_dict()
-    return {"result": result, "card": _card(context=context, suggestion_id=suggestion_id)}
+    result = actions.suggestion_confirm(suggestion_id=suggestion_id, conversation_id=context.id)
+    return {
+        "result": result.as_dict(),
+        "card": _card(context=context, suggestion_id=suggestion_id),
+    }
 
 
 def _reject(*, context: ConversationContext, suggestion_id: str) -> dict:
-    from actions.services import suggestion_reject
-
-    result = suggestion_reject(suggestion_id=suggestion_id, conversation_id=context.id).as_dict()
-    return {"result": result, "card": _card(context=context, suggestion_id=suggestion_id)}
+    result = actions.suggestion_reject(suggestion_id=suggestion_id, conversation_id=context.id)
+    return {
+        "result": result.as_dict(),
+        "card": _card(context=context, suggestion_id=suggestion_id),
+    }
 
 
 suggestion_create = off_loop(_create)

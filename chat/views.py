@@ -1,4 +1,6 @@
 from django.conf import settings
+from django.contrib.admin.views.decorators import staff_member_required
+from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.utils import timezone
@@ -66,3 +68,11 @@ def chat_history(request: HttpRequest) -> JsonResponse:
             "actions": cards,
         }
     )
+
+
+@staff_member_required
+def staff_console(request: HttpRequest) -> HttpResponse:
+    """The staff console: the live handoff queue; after the admin login, with the permission."""
+    if not request.user.has_perm("chat.handle_handoff"):
+        raise PermissionDenied
+    return render(request, "staff/console.html", {"staff_name": request.user.get_username()})

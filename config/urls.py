@@ -10,6 +10,7 @@ urlpatterns = [
     path("", views.chat_page, name="chat"),
     path("history/", views.chat_history, name="chat-history"),
     path("i18n/", include("django.conf.urls.i18n")),
+    path("staff/", views.staff_console, name="staff-console"),
     path(
         "admin/retrieval-preview/",
         admin.site.admin_view(retrieval_preview),
