@@ -311,3 +311,182 @@ def test_markdown_is_rendered_progressively_and_sanitised(context_factory, serve
     assert answer.get_by_role("link", name="klick").count() == 0
     assert answer.get_by_text("klick").count() == 1, "the text stays, the javascript: link goes"
     assert page.evaluate("window.__pwned") is None
+
+
+# -- action cards -------------------------------------------------------------------
+
+
+def card_named(page, name: str):
+    return page.locator(".card").filter(has=page.get_by_role("heading", name=re.compile(name)))
+
+
+@VIEWPORTS
+def test_callback_card_asks_for_a_number_validates_it_and_shows_one_outcome(
+    context_factory, server_url, viewport
+):
+    """'Ring mig imorgon' has no number: the card asks; a bad one is refused; a double click
+    shows the one outcome, in Swedish, with the number."""
+    page = open_page(context_factory, server_url, viewport)
+    ask(page, "Ring mig imorgon")
+    card = card_named(page, "Uppringning")
+    card.wait_for()
+    assert card.get_by_text("Vi ringer upp dig på numret du anger nedan.").is_visible()
+    assert card.get_by_text("Inget händer förrän du bekräftar.").is_visible()
+    assert re.search(r"Går ut om \d+ s", card.inner_text())
+    assert "schedule_callback" not in card.inner_text()
+    assert_no_axe_violations(page)  # a pending card asking for a number
+    card.get_by_role("button", name="Bekräfta").click()
+    card.get_by_text("Skriv det telefonnummer vi ska använda.").wait_for()
+    card.get_by_label("Ditt telefonnummer").fill("12345")
+    card.get_by_role("button", name="Bekräfta").click()
+    card.get_by_text("Det ser inte ut som ett giltigt telefonnummer.").wait_for()
+    assert card.get_attribute("data-state") == "pending"
+    card.get_by_label("Ditt telefonnummer").fill("070-123 45 67")
+    card.get_by_role("button", name="Bekräfta").dblclick()
+    page.wait_for_selector('.card[data-state="done"]')
+    page.wait_for_timeout(300)  # a second outcome would have arrived by now
+    assert card.locator(".result").inner_text() == "Vi ringer upp dig på 070-123 45 67."
+    assert card.locator(".badge").inner_text() == "Klart"
+    assert "Already executed" not in page.content()
+    assert card.get_by_role("button", name="Bekräfta").is_hidden()
+
+
+def test_every_card_keeps_its_final_state_after_a_reload(context_factory, server_url):
+    """Acceptance: done (with its ticket number), rejected and pending cards after a reload."""
+    page = open_page(context_factory, server_url)
+    ask(page, "Skapa ett ärende om min faktura")
+    ticket = card_named(page, "Supportärende")
+    ticket.get_by_role("button", name="Bekräfta").click()
+    page.wait_for_selector('.card[data-state="done"]')
+    reference = re.search(r"T-\d{6}", ticket.locator(".result").inner_text()).group(0)
+    ask(page, "Ring mig på 070-123 45 67")
+    card_named(page, "Uppringning").get_by_role("button", name="Nej tack").click()
+    page.wait_for_selector('.card[data-state="rejected"]')
+    ask(page, "Skicka ett sms till 070-765 43 21")
+    card_named(page, "Sms").wait_for()
+
+    page.reload()
+    page.wait_for_selector('.card[data-state="done"]')
+    states = page.locator(".card").evaluate_all("cards => cards.map(c => c.dataset.state)")
+    assert states == ["done", "rejected", "pending"]
+    assert card_named(page, "Supportärende").locator(".result").inner_text() == (
+        f"Ärende {reference} skapat."
+    )
+    assert card_named(page, "Uppringning").locator(".badge").inner_text() == "Avböjt"
+    assert card_named(page, "Sms").get_by_text("Vi skickar ett sms till 070-765 43 21.").count()
+    assert_no_axe_violations(page)  # done, rejected and pending cards
+
+
+def test_rejection_in_one_tab_shows_in_the_other(context_factory, server_url):
+    """Acceptance: two tabs of one browser session; a rejection in one reaches the other."""
+    context = context_factory()
+    first = new_page(None, server_url, context=context)
+    ask(first, "Ring mig på 070-123 45 67")
+    ask(first, "Skapa ett ärende")
+    second = new_page(None, server_url, context=context)  # opened after: same conversation
+    card_named(second, "Supportärende").wait_for()
+    card_named(first, "Uppringning").get_by_role("button", name="Nej tack").click()
+    second.wait_for_selector('.card[data-state="rejected"]', timeout=5000)
+    assert card_named(second, "Uppringning").locator(".result").inner_text() == "Du tackade nej."
+    card_named(second, "Supportärende").get_by_role("button", name="Bekräfta").click()
+    first.wait_for_selector('.card[data-state="done"]', timeout=5000)
+    assert card_named(first, "Supportärende").locator(".result").inner_text() == (
+        card_named(second, "Supportärende").locator(".result").inner_text()
+    )
+
+
+def test_card_counts_down_and_expires(context_factory, server_url):
+    """The countdown reaches zero: the card says it expired and can no longer be confirmed."""
+    page = open_page(context_factory, server_url)
+    page.clock.install()
+    ask(page, "Ring mig på 070-123 45 67")
+    card = card_named(page, "Uppringning")
+    card.get_by_text(re.compile(r"Går ut om \d+ s")).wait_for()
+    page.clock.run_for(31_000)
+    page.wait_for_selector('.card[data-state="expired"]')
+    assert card.locator(".result").inner_text() == "Utgånget"
+    assert card.get_by_role("button", name="Bekräfta").is_hidden()
+
+
+# -- feedback -------------------------------------------------------------------------
+
+
+@VIEWPORTS
+def test_feedback_with_a_reason_is_thanked_and_restored_after_a_reload(
+    context_factory, server_url, viewport
+):
+    page = open_page(context_factory, server_url, viewport)
+    answer = ask(page, "Vad kostar premium?")
+    answer.get_by_role("button", name="Inte hjälpsamt").click()
+    form = answer.get_by_role("group", name="Vad var fel?")
+    for reason in ("Fel", "Inte hjälpsamt", "Svarade inte på min fråga", "Annat"):
+        assert form.get_by_role("radio", name=reason).is_visible()
+    assert_no_axe_violations(page)  # the open feedback form
+    form.get_by_role("radio", name="Svarade inte på min fråga").check()
+    answer.get_by_label("Kommentar (valfritt)").fill("Jag ville veta om studentrabatt")
+    answer.get_by_role("button", name="Skicka synpunkter").click()
+    answer.get_by_text("Tack för dina synpunkter!").wait_for()
+    thumb = answer.get_by_role("button", name="Inte hjälpsamt")
+    assert thumb.get_attribute("aria-pressed") == "true"
+    page.wait_for_timeout(300)
+    page.reload()
+    restored = page.locator(".msg.assistant[data-status]").last
+    restored.get_by_text("Tack för dina synpunkter!").wait_for()
+    assert restored.get_by_role("button", name="Inte hjälpsamt").get_attribute("aria-pressed") == (
+        "true"
+    )
+    assert restored.get_by_role("button", name="Hjälpsamt", exact=True).get_attribute(
+        "aria-pressed"
+    ) == ("false")
+
+
+# -- accessibility ------------------------------------------------------------------------
+
+
+def test_phone_touch_targets_are_at_least_44_px(context_factory, server_url):
+    """Every visible button, input and source marker on a phone is at least 44 px high."""
+    page = open_page(context_factory, server_url, PHONE)
+    ask(page, "Vad kostar premium?")
+    ask(page, "Ring mig imorgon")
+    small = page.evaluate(
+        """() => [...document.querySelectorAll('button, input, textarea, summary')]
+            .filter(el => el.offsetParent !== null)
+            .map(el => [el.textContent.trim() || el.getAttribute('aria-label') || el.id,
+                        el.getBoundingClientRect()])
+            .filter(([, r]) => r.height < 44 || r.width < 44)
+            .map(([name, r]) => `${name}: ${Math.round(r.width)}x${Math.round(r.height)}`)"""
+    )
+    assert small == []
+
+
+@VIEWPORTS
+def test_axe_finds_nothing_with_every_kind_of_answer_and_card(
+    context_factory, server_url, viewport
+):
+    """Acceptance: grounded, withheld, no-support, stopped answers; pending, done and
+    rejected cards; an open source; an English page too."""
+    page = open_page(context_factory, server_url, viewport)
+    ask(page, "Vad kostar premium?")
+    page.locator(".source summary").first.click()
+    ask(page, "hallucinate: Vad kostar premium?")
+    ask(page, "hallucinate")
+    box = page.get_by_role("textbox", name="Meddelande")
+    box.fill("Vad kostar business?")
+    box.press("Enter")
+    page.get_by_role("button", name="Stoppa").click()
+    page.wait_for_selector('.msg.assistant[data-status="cancelled"]')
+    ask(page, "Skapa ett ärende")
+    card_named(page, "Supportärende").get_by_role("button", name="Bekräfta").click()
+    ask(page, "Ring mig på 070-123 45 67")
+    card_named(page, "Uppringning").get_by_role("button", name="Nej tack").click()
+    ask(page, "Skicka ett sms")
+    card_named(page, "Sms").wait_for()
+    page.wait_for_selector('.card[data-state="rejected"]')
+    assert_no_axe_violations(page)
+
+    english = open_page(context_factory, server_url, viewport, locale="en-US")
+    ask(english, "What does Premium cost?")
+    ask(english, "Call me")
+    english.get_by_role("heading", name=re.compile("Callback")).wait_for()
+    assert english.get_by_text("We call you on the number you give below.").is_visible()
+    assert_no_axe_violations(english)

@@ -196,15 +196,17 @@
     error: ["errorTitle", null],
   };
 
-  // The next steps under an answer we could not give. Issue 16 adds a handoff here:
-  // push {label, run} onto window.chatNextSteps (or CONFIG.nextSteps) before this runs.
+  // The next steps under an answer we could not give. The hook for a handoff to a
+  // person: a step {key, label, run} in NEXT_STEPS (e.g. run: () => sendFrame({type:
+  // "handoff_request"})), shown when its key is in CONFIG.nextSteps (default below).
+  const NEXT_STEPS = {
+    rephrase: { label: T.stepRephrase, run: () => input.focus() },
+    callback: { label: T.stepCallback, run: () => submit(T.callbackRequest) },
+    ticket: { label: T.stepTicket, run: () => submit(T.ticketRequest) },
+  };
   function nextSteps() {
-    const steps = [
-      { key: "rephrase", label: T.stepRephrase, run: () => input.focus() },
-      { key: "callback", label: T.stepCallback, run: () => submit(T.callbackRequest) },
-      { key: "ticket", label: T.stepTicket, run: () => submit(T.ticketRequest) },
-    ];
-    return steps.concat(window.chatNextSteps || []);
+    const keys = CONFIG.nextSteps || ["rephrase", "callback", "ticket"];
+    return keys.filter((key) => NEXT_STEPS[key]).map((key) => Object.assign({ key: key }, NEXT_STEPS[key]));
   }
 
   function renderExplanation(bubble, status, text) {
