@@ -16,6 +16,8 @@
   const outbox = []; // {id, text}: typed while offline, sent on reconnect
   const awaiting = new Map(); // messageId -> text: sent, no frame back yet
   const superseded = new Set(); // answers interrupted by a newer message
+  const stopRequested = new Set(); // answers the reader stopped
+  const unresolved = new Set(); // answers cut off by the connection: the recorded turn tells
   let ws = null, attempt = 0, reconnectTimer = null, streamingId = null, counter = 0;
   let stick = true; // follow new text while the reader is at the bottom
   let everOpen = false;
@@ -513,7 +515,13 @@
       const bubble = assistantBubble(msg.messageId);
       bubble.classList.remove("streaming");
       renderMarkdown(bubble.querySelector(".text"), bubble._raw);
-      if (msg.reason === "cancelled") markStopped(bubble, msg.messageId, "cancelled", false);
+      if (msg.reason === "cancelled") {
+        if (superseded.has(msg.messageId) || stopRequested.has(msg.messageId)) {
+          markStopped(bubble, msg.messageId, "cancelled", false);
+        } else {
+          unresolved.add(msg.messageId); // the server stopped it: learn why after reconnecting
+        }
+      }
       if (streamingId === msg.messageId) setStreaming(null);
       follow();
     },
@@ -579,6 +587,7 @@
       if (inFlight) {
         const bubble = bubbles.get(inFlight);
         if (bubble) bubble.classList.remove("streaming");
+        unresolved.add(inFlight);
         setStreaming(null);
       }
       setStatus("closed");
@@ -588,7 +597,7 @@
 
   // After a reconnect: how did the turns in flight end? The recorded turn says.
   async function reconcile() {
-    if (!awaiting.size && !bubbles.size) return;
+    if (!awaiting.size && !unresolved.size) return;
     const data = await fetchHistory();
     if (!data) return;
     const answers = new Map();
@@ -603,9 +612,9 @@
       }
       reconcileAnswer(answer);
     }
-    for (const [id, bubble] of bubbles) {
+    for (const id of Array.from(unresolved)) {
       const answer = answers.get(id);
-      if (answer && !bubble.dataset.status) reconcileAnswer(answer);
+      if (answer) { unresolved.delete(id); reconcileAnswer(answer); }
     }
     for (const s of data.actions || []) renderSuggestion(s);
   }
@@ -655,7 +664,7 @@
     }
   });
   function stop() {
-    if (streamingId) sendFrame({ type: "cancel" });
+    if (streamingId && sendFrame({ type: "cancel" })) stopRequested.add(streamingId);
     input.focus();
   }
   document.addEventListener("keydown", (event) => {
