@@ -13,6 +13,7 @@ metrics), which ``chat.composition`` builds from the settings; a test passes
 fakes for any of them.
 """
 
+import dataclasses
 import logging
 import re
 import time
@@ -229,7 +230,7 @@ class Turn:
             response.grounded,
         )
         record.citations, record.block_reason = response.citations, response.blocked or ""
-        return response
+        return dataclasses.replace(response, language=self.language)
 
     def _elapsed_ms(self) -> float:
         return round((time.perf_counter() - self._started) * 1000, 2)

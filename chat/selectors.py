@@ -54,7 +54,12 @@ def conversation_transcript(*, conversation: Conversation) -> list[dict]:
         }
     transcript = []
     for message in conversation.messages.order_by("created_at", "id"):
-        item = {"role": message.role, "text": message.text, "messageId": message.message_id}
+        item = {
+            "role": message.role,
+            "text": message.text,
+            "messageId": message.message_id,
+            "language": message.language,
+        }
         if message.role == Message.Role.ASSISTANT:
             item.update(
                 status=message.status, grounded=bool(message.grounded), citations=message.citations

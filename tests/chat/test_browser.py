@@ -490,3 +490,12 @@ def test_axe_finds_nothing_with_every_kind_of_answer_and_card(
     english.get_by_role("heading", name=re.compile("Callback")).wait_for()
     assert english.get_by_text("We call you on the number you give below.").is_visible()
     assert_no_axe_violations(english)
+
+
+def test_an_english_question_in_the_swedish_page_is_marked_english(context_factory, server_url):
+    """lang on mixed-language text: the English answer (and question) carry lang="en"."""
+    page = open_page(context_factory, server_url)
+    answer = ask(page, "What does Premium cost?")
+    assert answer.get_attribute("lang") == "en"
+    assert page.locator(".msg.user").last.get_attribute("lang") == "en"
+    assert page.evaluate("document.documentElement.lang") == "sv"

@@ -349,7 +349,11 @@
     clearExtras(bubble);
     const status = msg.status || (msg.grounded ? "done" : "withheld");
     bubble.dataset.status = status;
-    if (msg.language) bubble.lang = msg.language;
+    if (msg.language) {
+      bubble.lang = msg.language; // an English answer in a Swedish page, and the other way round
+      const question = users.get(msg.messageId);
+      if (question && !question.lang) question.lang = msg.language;
+    }
     const text = bubble.querySelector(".text");
     if (status === "cancelled" || status === "interrupted") {
       renderMarkdown(text, msg.text || "");
@@ -487,6 +491,7 @@
     if (!card) return;
     if (msg.card) setCardState(card, msg.card);
     else setCardState(card, { state: msg.result && msg.result.success ? "done" : "failed", message: "" });
+    announce(card.querySelector(".name").textContent + ": " + card.querySelector(".result").textContent);
   }
 
   function phoneProblem(msg) {
@@ -538,7 +543,9 @@
         return;
       }
       if (msg.messageId && users.has(msg.messageId) && !bubbles.has(msg.messageId)) setDelivery(msg.messageId, "unsent");
-      log.appendChild(el("div", "notice", T[ERROR_TEXT[msg.code]] || T.errorGeneric));
+      const text = T[ERROR_TEXT[msg.code]] || T.errorGeneric;
+      log.appendChild(el("div", "notice", text));
+      announce(text);
       follow();
     },
   };
