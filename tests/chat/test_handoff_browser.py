@@ -9,8 +9,7 @@ import re
 
 import pytest
 
-from tests.chat.test_browser import CHROMIUM, CHROMIUM_ARGS
-from tests.chat.test_browser import pytestmark as browser_marks
+from tests.chat.browser import launch, needs_chromium, wait_connected
 from tests.live import daphne_server, manage, prepare_database, product_env
 
 TIMEOUT_MS = 10000
@@ -23,7 +22,7 @@ user = get_user_model().objects.create_user("eva", password="pw-eva-12345", firs
 user.user_permissions.add(Permission.objects.get(codename="handle_handoff"))
 """
 
-pytestmark = browser_marks
+pytestmark = needs_chromium
 
 
 @pytest.fixture(scope="module")
@@ -43,7 +42,7 @@ def browser():
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        browser = launch(p)
         yield browser
         browser.close()
 
@@ -64,42 +63,48 @@ def test_withheld_customer_gets_a_person_who_replies(server_url, browser):
     """Customer: withheld, "talk to a person"; Eva takes it in the console and replies."""
     from playwright.sync_api import expect
 
-    customer = browser.new_context().new_page()
+    customer = browser.new_context(locale="sv-SE").new_page()
     frames = chat_frames(customer)
     customer.goto(server_url + "/")
-    customer.get_by_role("textbox").fill("hallucinate: Vad kostar premium?")
-    customer.get_by_role("button", name=re.compile("^(Skicka|Send)$")).click()
+    wait_connected(customer)
+    customer.get_by_role("textbox", name="Meddelande").fill("hallucinate: Vad kostar premium?")
+    customer.get_by_role("button", name="Skicka").click()
     ask = customer.get_by_role("button", name="Prata med en person")
     expect(ask.first).to_be_visible(timeout=TIMEOUT_MS)
 
-    staff = browser.new_context().new_page()
+    staff = browser.new_context(locale="sv-SE").new_page()
     staff.goto(server_url + "/staff/")
     staff.get_by_label(re.compile("Användarnamn|Username")).fill("eva")
     staff.get_by_label(re.compile("Lösenord|Password")).fill("pw-eva-12345")
     staff.get_by_role("button", name=re.compile("Logga in|Log in")).click()
     expect(staff.get_by_role("status", name="Connection")).to_have_text("live", timeout=TIMEOUT_MS)
 
+    conversation = customer.get_by_role("log", name="Samtal")
     ask.first.click()
-    expect(customer.get_by_text("Du står på plats 1 i kön")).to_be_visible(timeout=TIMEOUT_MS)
+    expect(conversation.get_by_text("Du står på plats 1 i kön")).to_be_visible(timeout=TIMEOUT_MS)
     queue = staff.get_by_role("list", name="Handoff queue")
     expect(queue).to_contain_text("hallucinate: Vad kostar premium?", timeout=TIMEOUT_MS)
     queue.get_by_role("button", name=re.compile("^Take conversation")).click()
 
     messages = staff.get_by_role("log")
     expect(messages).to_contain_text("Jag kan inte verifiera det.", timeout=TIMEOUT_MS)
-    expect(customer.get_by_text("Eva har anslutit till chatten.")).to_be_visible(timeout=TIMEOUT_MS)
+    expect(conversation.get_by_text("Eva har anslutit till chatten.")).to_be_visible(
+        timeout=TIMEOUT_MS
+    )
     joined_at = next(i for i, f in enumerate(frames) if f["type"] == "agent_joined")
 
-    customer.get_by_role("textbox").fill("Vad kostar premium per månad?")
+    customer.get_by_role("textbox", name="Meddelande").fill("Vad kostar premium per månad?")
     expect(staff.get_by_text("The customer is typing…")).to_be_visible(timeout=TIMEOUT_MS)
-    customer.get_by_role("button", name=re.compile("^(Skicka|Send)$")).click()
+    customer.get_by_role("button", name="Skicka").click()
     expect(messages).to_contain_text("Customer: Vad kostar premium per månad?", timeout=TIMEOUT_MS)
 
     staff.get_by_label("Reply").fill("Premium kostar 399 kr i månaden.")
     expect(customer.get_by_text("Eva skriver…")).to_be_visible(timeout=TIMEOUT_MS)
     staff.get_by_role("button", name="Send").click()
-    reply = customer.get_by_role("listitem").filter(has_text="Premium kostar 399 kr i månaden.")
-    expect(reply).to_contain_text("Eva", timeout=TIMEOUT_MS)
+    conversation = customer.get_by_role("log", name="Samtal")
+    expect(conversation).to_contain_text(
+        "Eva: Premium kostar 399 kr i månaden.", timeout=TIMEOUT_MS
+    )
 
     after = [f["type"] for f in frames[joined_at:]]
     assert "agent_message" in after

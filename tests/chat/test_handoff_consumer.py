@@ -55,6 +55,10 @@ async def test_withheld_customer_asks_staff_takes_replies_and_hands_back(eva):
     await customer.send_json_to({"type": "typing"})
     assert (await receive_until(console, "customer_typing"))["conversationId"] == conversation_id
     await customer.send_json_to({"type": "message", "id": "c1", "text": "Vad kostar premium?"})
+    assert await customer.receive_json_from(timeout=5) == {
+        "type": "handoff_delivered",
+        "messageId": "c1",
+    }
     assert (await receive_until(console, "customer_message"))["text"] == "Vad kostar premium?"
     await console.send_json_to({"type": "typing", "conversationId": conversation_id})
     await console.send_json_to(
@@ -84,6 +88,10 @@ async def test_asking_for_a_person_in_words_queues_instead_of_a_turn():
     await customer.send_json_to(
         {"type": "message", "id": "p1", "text": "Kan jag prata med en människa?"}
     )
+    assert await customer.receive_json_from(timeout=5) == {
+        "type": "handoff_delivered",
+        "messageId": "p1",
+    }
     assert await customer.receive_json_from(timeout=5) == {"type": "handoff_queued", "position": 1}
     assert await frames_until_probe(customer) == []
     event = await HandoffEvent.objects.aget()
@@ -149,7 +157,7 @@ async def test_a_reconnecting_customer_still_talks_to_the_person(eva):
     cookie = [(b"cookie", b"sessionid=handoff0session0key")]
     customer = await open_socket(headers=cookie)
     await customer.send_json_to({"type": "message", "id": "p", "text": "talk to a human"})
-    await customer.receive_json_from(timeout=5)
+    await receive_until(customer, "handoff_queued")
     conversation_id = await queued_conversation()
     await sync_to_async(handoff.handoff_take)(conversation_id=conversation_id, staff=eva)
     assert (await customer.receive_json_from(timeout=5))["type"] == "agent_joined"
@@ -158,7 +166,7 @@ async def test_a_reconnecting_customer_still_talks_to_the_person(eva):
     again = await open_socket(headers=cookie)
     assert await again.receive_json_from(timeout=5) == {"type": "agent_joined", "name": "Eva"}
     await again.send_json_to({"type": "message", "id": "back", "text": "Är du kvar?"})
-    assert await frames_until_probe(again) == []
+    assert await frames_until_probe(again) == [{"type": "handoff_delivered", "messageId": "back"}]
     said = await HandoffEvent.objects.aget(kind="customer_message")
     assert (str(said.conversation_id), said.text) == (conversation_id, "Är du kvar?")
     await again.disconnect()

@@ -18,7 +18,13 @@ pytestmark = [pytest.mark.postgres, pytest.mark.redis]
 
 WITHHELD_QUESTION = "hallucinate: Vad kostar premium?"
 # Every frame the customer may get while a person owns the conversation.
-PERSON_FRAMES = {"agent_joined", "agent_message", "agent_typing", "handoff_queued"}
+PERSON_FRAMES = {
+    "agent_joined",
+    "agent_message",
+    "agent_typing",
+    "handoff_queued",
+    "handoff_delivered",
+}
 STAFF_SESSION = """
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Permission
