@@ -68,8 +68,25 @@ def conversation_transcript(*, conversation: Conversation) -> list[dict]:
                 item["blocked"] = message.block_reason
             if message.pk in latest_feedback:
                 item["feedback"] = latest_feedback[message.pk]
-        transcript.append(item)
-    return transcript
+        transcript.append((message.created_at, item))
+    transcript += _handoff_transcript(conversation)
+    transcript.sort(key=lambda entry: entry[0])
+    return [item for _, item in transcript]
+
+
+def _handoff_transcript(conversation: Conversation) -> list[tuple]:
+    """What the customer and a person wrote during a handoff (role "user" and "agent")."""
+    from chat.handoff_rules import staff_name
+    from chat.models import HandoffEvent
+
+    kinds = (HandoffEvent.Kind.CUSTOMER_MESSAGE, HandoffEvent.Kind.STAFF_MESSAGE)
+    items = []
+    for event in conversation.handoff_events.filter(kind__in=kinds).select_related("staff"):
+        item = {"role": "user", "text": event.text, "messageId": event.message_id}
+        if event.kind == HandoffEvent.Kind.STAFF_MESSAGE:
+            item.update(role="agent", name=staff_name(event.staff))
+        items.append((event.created_at, item))
+    return items
 
 
 @dataclass(frozen=True, slots=True)

@@ -186,3 +186,27 @@ async def test_waiting_customers_hear_their_place_move_up(eva):
     assert await second.receive_json_from(timeout=5) == {"type": "handoff_queued", "position": 1}
     for customer in (first, second):
         await customer.disconnect()
+
+
+async def test_the_transcript_after_a_reload_keeps_what_the_person_wrote(eva):
+    """/history/ lists the customer's and the person's handoff messages in order."""
+    from chat.models import Conversation
+    from chat.selectors import conversation_transcript
+
+    customer = await open_socket()
+    await customer.send_json_to({"type": "handoff_request"})
+    await customer.receive_json_from(timeout=5)
+    conversation_id = await queued_conversation()
+    await sync_to_async(handoff.handoff_take)(conversation_id=conversation_id, staff=eva)
+    await customer.send_json_to({"type": "message", "id": "q", "text": "Hej?"})
+    await receive_until(customer, "handoff_delivered")
+    await sync_to_async(handoff.handoff_staff_message)(
+        conversation_id=conversation_id, staff=eva, text="Hej, Eva här."
+    )
+    await customer.disconnect()
+    conversation = await Conversation.objects.aget(pk=conversation_id)
+    transcript = await sync_to_async(conversation_transcript)(conversation=conversation)
+    assert [(m["role"], m["text"], m.get("name")) for m in transcript] == [
+        ("user", "Hej?", None),
+        ("agent", "Hej, Eva här.", "Eva"),
+    ]

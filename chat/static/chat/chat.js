@@ -659,6 +659,7 @@
     if (!data) return;
     for (const m of data.messages) {
       if (m.role === "user") addUser(m.text, m.messageId, m.language);
+      else if (m.role === "agent") { if (window.ChatHandoff) window.ChatHandoff.replay(m); }
       else renderResponse(m, true);
     }
     for (const s of data.actions || data.suggestions || []) renderSuggestion(s);

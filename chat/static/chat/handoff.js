@@ -26,7 +26,7 @@
     if (announcer) announcer.textContent = text;
   }
 
-  function line(className, text, label) {
+  function line(className, text, label, quiet) {
     const item = document.createElement("div");
     item.className = className;
     if (label) {
@@ -37,7 +37,7 @@
     item.appendChild(document.createTextNode(text));
     log().appendChild(item);
     item.scrollIntoView({ block: "end" });
-    announce(label ? label + ": " + text : text);
+    if (!quiet) announce(label ? label + ": " + text : text);
     return item;
   }
 
@@ -71,6 +71,10 @@
 
   window.ChatHandoff = {
     attach(sendFrame) { send = sendFrame; },
+    // A person's message from the transcript (/history/), after a reload.
+    replay(message) {
+      line("msg agent", message.text, message.name || T.staffLabel, true).dataset.messageId = message.messageId;
+    },
     handle(frame) {
       const handle = handlers[frame.type];
       if (handle) handle(frame);
