@@ -57,7 +57,7 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         """``services``: fakes for a test (``as_asgi(services=...)``); else the process's."""
         super().__init__(*args, **kwargs)
         self.services = services or chat_services()
-        self.turns = TurnRunner(self.send_json)
+        self.turns = TurnRunner(self._send_turn_frame)
 
     # -- Channels' hooks -------------------------------------------------------
 
@@ -216,6 +216,11 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         if event["origin"] != self.channel_name:
             await self.send_json(event["frame"])
 
+    async def action_suggested(self, event: dict) -> None:
+        """Another tab of this conversation got a suggestion: show its card here too."""
+        if event["origin"] != self.channel_name:
+            await self.send_json(event["frame"])
+
     async def action_rejected(self, event: dict) -> None:
         """Another tab of this conversation declined an action: show it here too."""
         if event["origin"] != self.channel_name:
@@ -252,6 +257,12 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         self.closing = True
         await self.send_json(error_frame(code, message))
         await self.close(code=close_code)
+
+    async def _send_turn_frame(self, frame: dict) -> None:
+        """A turn's frame to this tab; a suggestion's card to the conversation's other tabs too."""
+        await self.send_json(frame)
+        if frame["type"] == "action_suggestion":
+            await self._tell_other_tabs("action.suggested", frame)
 
     async def _tell_other_tabs(self, event_type: str, frame: dict) -> None:
         await self.channel_layer.group_send(

@@ -385,9 +385,10 @@ def test_rejection_in_one_tab_shows_in_the_other(context_factory, server_url):
     context = context_factory()
     first = new_page(None, server_url, context=context)
     ask(first, "Ring mig på 070-123 45 67")
-    ask(first, "Skapa ett ärende")
     second = new_page(None, server_url, context=context)  # opened after: same conversation
-    card_named(second, "Supportärende").wait_for()
+    card_named(second, "Uppringning").wait_for()
+    ask(first, "Skapa ett ärende")
+    card_named(second, "Supportärende").wait_for(timeout=5000)  # a new card shows live
     card_named(first, "Uppringning").get_by_role("button", name="Nej tack").click()
     second.wait_for_selector('.card[data-state="rejected"]', timeout=5000)
     assert card_named(second, "Uppringning").locator(".result").inner_text() == "Du tackade nej."
