@@ -83,7 +83,7 @@
   function setStatus(state) {
     statusEl.dataset.state = state;
     statusEl.textContent = state === "open" ? T.connected : state === "connecting" && !everOpen ? T.connecting : T.offline;
-    const down = state !== "open" && everOpen;
+    const down = state === "closed" || (state !== "open" && everOpen);
     banner.hidden = !down;
     if (down && !bannerText.dataset.custom) bannerText.textContent = T.offline;
   }
