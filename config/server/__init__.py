@@ -1,0 +1,25 @@
+"""Everything specific to one server: daphne (Twisted, Autobahn) as ``make run`` serves it.
+
+Installed only by ``python -m config.serve`` (``install`` below), never by
+importing the ASGI application: ``config.asgi:application`` runs unmodified
+on plain ``daphne`` and on ``uvicorn``. Each patch has a setting, so ``make
+bench`` can measure it on and off:
+
+| setting                    | module          | what it changes                          |
+|----------------------------|-----------------|------------------------------------------|
+| SERVER_UVLOOP              | config.serve    | uvloop under daphne's Twisted reactor    |
+| SERVER_FAST_SEND           | daphne_send     | text frames skip Autobahn's frame path   |
+| SERVER_SLOW_READER_GUARD   | daphne_guard    | drop a client that stops reading         |
+| SERVER_CLOSE_CODES         | daphne_guard    | 1001/1008/1009 reach the client as sent  |
+| GC_TUNING                  | gc_tuning       | frozen start-up objects, clocked full GC |
+
+Plus the graceful SIGTERM (``shutdown``): Twisted's signal handling, public API.
+What each is worth (measured): the README's "Server patches" table.
+"""
+
+from django.conf import settings
+
+
+def switch(name: str, default: bool = True) -> bool:
+    """A server setting; a project without it (the bench's floor) gets ``default``."""
+    return bool(getattr(settings, name, default))

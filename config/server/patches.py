@@ -1,0 +1,30 @@
+"""Install the server patches the settings ask for (``python -m config.serve`` only).
+
+Import this module only once the event loop policy is set: importing daphne
+creates the loop under its Twisted reactor.
+"""
+
+import daphne.server  # noqa: F401  (installs Twisted's asyncio reactor before we import it)
+from twisted.internet import reactor
+
+from config.server import daphne_guard, daphne_send, gc_tuning, shutdown, switch
+
+
+def install() -> list[str]:
+    """Install every patch whose setting is on; the names of those installed."""
+    installed = []
+    if switch("SERVER_FAST_SEND"):
+        daphne_send.install()
+        installed.append("SERVER_FAST_SEND")
+    if switch("SERVER_SLOW_READER_GUARD"):
+        daphne_guard.install_send_buffer_guard()
+        installed.append("SERVER_SLOW_READER_GUARD")
+    if switch("SERVER_CLOSE_CODES"):
+        daphne_guard.install_close_codes()
+        installed.append("SERVER_CLOSE_CODES")
+    if switch("GC_TUNING"):
+        # Once the reactor runs, the application is loaded: its objects can be frozen.
+        reactor.callWhenRunning(gc_tuning.tune_from_settings)
+        installed.append("GC_TUNING")
+    shutdown.install()
+    return installed
