@@ -4,6 +4,7 @@ from actions import services as actions
 from actions.services import SuggestionNotFound
 from chat.asyncdb import off_loop
 from chat.context import ConversationContext
+from chat.selectors import user_message_text
 from chat.services import conversation_touch
 
 __all__ = ["SuggestionNotFound", "suggestion_confirm", "suggestion_create", "suggestion_reject"]
@@ -21,7 +22,11 @@ def _create(*, context: ConversationContext, action: str, payload: dict, message
 
 def _confirm(*, context: ConversationContext, suggestion_id: str) -> dict:
     return actions.suggestion_confirm(
-        suggestion_id=suggestion_id, conversation_id=context.id
+        suggestion_id=suggestion_id,
+        conversation_id=context.id,
+        source_text=lambda message_id: user_message_text(
+            conversation_id=context.id, message_id=message_id
+        ),
     ).as_dict()
 
 

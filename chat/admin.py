@@ -5,7 +5,7 @@ import json
 from django.contrib import admin
 from django.utils.html import format_html, format_html_join
 
-from chat.admin_tools import ReadOnlyAdminMixin, ReadOnlyInline, export_jsonl
+from actions.admin_tools import ReadOnlyAdminMixin, ReadOnlyInline, export_jsonl
 from chat.models import Conversation, Feedback, Message, RejectedAnswer
 
 

@@ -20,7 +20,7 @@ from types import ModuleType
 
 from django.conf import settings
 
-from chat import action_calls, admission, audit
+from chat import action_calls, admission, audit, metrics
 from chat.asyncdb import off_loop
 from chat.context import ConversationContext
 from chat.edge import ConnectionsByAddress
@@ -29,7 +29,6 @@ from chat.pipeline import TurnServices
 from chat.selectors import conversation_context
 from chat.services import feedback_create
 from chat.shutdown import LiveConnections
-from config import metrics
 from grounding.selectors import acurrent_index, arefresh_index
 
 logger = logging.getLogger(__name__)

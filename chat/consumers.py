@@ -28,12 +28,12 @@ from chat import protocol
 from chat.action_calls import SuggestionNotFound
 from chat.composition import ChatServices, chat_services
 from chat.edge import client_address
+from chat.logcontext import bind_conversation
 from chat.pipeline import Turn
 from chat.protocol import ErrorCode, ProtocolError, error_frame
 from chat.ratelimit import limiter_from_setting
 from chat.services import MessageNotFound
 from chat.turns import TurnRunner
-from config.logging import bind_conversation
 from grounding.broadcast import KB_GROUP
 
 logger = logging.getLogger(__name__)

@@ -47,3 +47,15 @@ def conversation_transcript(*, conversation: Conversation) -> list[dict]:
                 item["blocked"] = message.block_reason
         transcript.append(item)
     return transcript
+
+
+def user_message_text(*, conversation_id, message_id: str) -> str:
+    """The text of the conversation's user message ``message_id``; "" when there is none."""
+    source = (
+        Message.objects.filter(
+            conversation_id=conversation_id, message_id=message_id, role=Message.Role.USER
+        )
+        .order_by("created_at")
+        .first()
+    )
+    return source.text if source else ""

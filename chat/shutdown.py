@@ -33,4 +33,3 @@ class LiveConnections:
                 break
             await asyncio.sleep(0.02)
         return len(connections)
-

@@ -2,6 +2,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
+from actions.selectors import suggestions_pending_for_conversation
 from chat.selectors import conversation_for_session, conversation_transcript
 
 
@@ -19,8 +20,6 @@ def chat_history(request: HttpRequest) -> JsonResponse:
     conversation = conversation_for_session(session_key=request.session.session_key or "")
     if conversation is None:
         return JsonResponse({"conversationId": None, "messages": [], "suggestions": []})
-    from actions.selectors import suggestions_pending_for_conversation
-
     suggestions = suggestions_pending_for_conversation(conversation_id=conversation.pk)
     return JsonResponse(
         {

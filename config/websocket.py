@@ -1,5 +1,6 @@
 """The WebSocket side of the ASGI application: origin check, session key, routes."""
 
+from channels.routing import URLRouter
 from channels.security.websocket import OriginValidator
 from django.conf import settings
 from django.http.cookie import parse_cookie
@@ -59,8 +60,6 @@ def allowed_origins() -> list[str]:
 
 
 def websocket_application():
-    from channels.routing import URLRouter
-
     return BrowserOriginValidator(
         SessionKeyMiddleware(URLRouter(websocket_urlpatterns)), allowed_origins()
     )

@@ -38,9 +38,7 @@ def _take_sigterm(drain) -> None:
 
     def on_sigterm(signum, frame):
         signal.signal(signal.SIGTERM, signal.SIG_DFL)  # a second SIGTERM stops at once
-        reactor.callFromThread(
-            lambda: asyncio.ensure_future(_drain_then_stop(drain), loop=loop)
-        )
+        reactor.callFromThread(lambda: asyncio.ensure_future(_drain_then_stop(drain), loop=loop))
 
     signal.signal(signal.SIGTERM, on_sigterm)
 
