@@ -29,14 +29,11 @@ def main(argv: list[str] | None = None) -> None:
     django.setup()  # (imports daphne's app: after the event loop policy)
     # Imported only now, the one import placed for order: daphne creates the
     # reactor's event loop when it is imported.
-    from daphne.cli import CommandLineInterface
+    from config.server import daphne_server
 
-    from config.server import patches
-
-    installed = ["SERVER_UVLOOP"] if uvloop_on else []
-    installed += patches.install()
-    print(f"Server patches: {', '.join(installed) or 'none'}", file=sys.stderr, flush=True)
-    CommandLineInterface().run(sys.argv[1:] if argv is None else argv)
+    daphne_server.run(
+        sys.argv[1:] if argv is None else argv, installed=["SERVER_UVLOOP"] if uvloop_on else []
+    )
 
 
 if __name__ == "__main__":

@@ -75,28 +75,42 @@ def wait_for_port(
     raise TimeoutError(f"server did not listen on {port}")
 
 
-@contextmanager
+APPLICATION = "config.asgi:application"
+# How each server is started on 127.0.0.1:{port}: ``make run``'s (daphne with the
+# server patches), plain daphne, and uvicorn.
+SERVER_COMMANDS = {
+    "config.serve": ["-m", "config.serve", "-b", "127.0.0.1", "-p", "{port}", APPLICATION],
+    "daphne": ["-m", "daphne", "-b", "127.0.0.1", "-p", "{port}", APPLICATION],
+    "uvicorn": ["-m", "uvicorn", "--host", "127.0.0.1", "--port", "{port}", APPLICATION],
+}
+
+
 def daphne_server(env: dict, port: int | None = None, *, log_path: Path | None = None):
     """Run the product on 127.0.0.1 as ``make run`` does; yields ``(port, process)``.
 
-    Daphne on uvloop (``config.serve``); stopped afterwards.
+    Daphne with the server patches (``config.serve``); stopped afterwards.
+    """
+    return asgi_server(env, port, log_path=log_path, server="config.serve")
 
-    With ``log_path`` the product's log (daphne's stderr) is appended to that
+
+@contextmanager
+def asgi_server(
+    env: dict,
+    port: int | None = None,
+    *,
+    log_path: Path | None = None,
+    server: str = "config.serve",
+):
+    """Run the product under ``server`` (a key of ``SERVER_COMMANDS``); yields ``(port, process)``.
+
+    With ``log_path`` the product's log (the server's stderr) is appended to that
     file, so a failing test can show it and a chatty server never fills a pipe.
     """
     port = port or free_port()
     log = open(log_path, "ab") if log_path is not None else None  # noqa: SIM115
+    arguments = [part.format(port=port) for part in SERVER_COMMANDS[server]]
     proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "config.serve",
-            "-b",
-            "127.0.0.1",
-            "-p",
-            str(port),
-            "config.asgi:application",
-        ],
+        [sys.executable, *arguments],
         cwd=ROOT,
         env=env,
         stdout=subprocess.DEVNULL,

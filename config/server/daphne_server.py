@@ -1,13 +1,23 @@
-"""Install the server patches the settings ask for (``python -m config.serve`` only).
+"""Daphne with the server patches the settings ask for (``python -m config.serve`` only).
 
 Import this module only once the event loop policy is set: importing daphne
 creates the loop under its Twisted reactor.
 """
 
+import sys
+
 import daphne.server  # noqa: F401  (installs Twisted's asyncio reactor before we import it)
+from daphne.cli import CommandLineInterface
 from twisted.internet import reactor
 
 from config.server import daphne_guard, daphne_send, gc_tuning, shutdown, switch
+
+
+def run(argv: list[str], *, installed: list[str]) -> None:
+    """Install the patches, say which, and run daphne's command line with ``argv``."""
+    installed = installed + install()
+    print(f"Server patches: {', '.join(installed) or 'none'}", file=sys.stderr, flush=True)
+    CommandLineInterface().run(argv)
 
 
 def install() -> list[str]:
