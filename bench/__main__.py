@@ -25,7 +25,6 @@ import json
 import os
 import platform
 import pstats
-import resource
 import shutil
 import signal
 import subprocess
@@ -39,6 +38,7 @@ from pathlib import Path
 import psutil
 
 from bench import patches, report
+from bench.limits import raise_open_files_limit
 from bench.servers import CHANNELS_FLOOR, KINDS, PRODUCT, Server, Workspace, serve
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -94,14 +94,6 @@ def parse_args(argv=None):
     args.chunks = args.chunks or (2000 if quick else 10_000)
     args.out = args.out or ROOT / "bench" / "results" / ("quick.json" if quick else "latest.json")
     return args
-
-
-def raise_open_files_limit(needed: int) -> None:
-    """Servers and clients inherit it: 1000 sockets each need more than some defaults."""
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    if soft != resource.RLIM_INFINITY and soft < needed:
-        target = needed if hard == resource.RLIM_INFINITY else min(needed, hard)
-        resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
 
 
 def product_commit() -> str:

@@ -8,6 +8,7 @@ import os
 import socket
 import subprocess
 import sys
+import textwrap
 import time
 from contextlib import contextmanager
 from pathlib import Path
@@ -129,3 +130,16 @@ def asgi_server(
                 proc.wait()
         if log is not None:
             log.close()
+
+
+def run_python(code: str) -> str:
+    """Run ``code`` in a fresh interpreter of the project (for process-wide effects); its stdout."""
+    done = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    return done.stdout.strip()

@@ -1,22 +1,6 @@
 """Garbage-collector tuning of the served process (run in fresh interpreters: it is global)."""
 
-import subprocess
-import sys
-import textwrap
-
-from tests.live import ROOT
-
-
-def run_python(code: str) -> str:
-    done = subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(code)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=True,
-    )
-    return done.stdout.strip()
+from tests.live import run_python
 
 
 def test_freeze_and_a_clock_for_full_collections():

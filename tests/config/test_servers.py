@@ -5,14 +5,11 @@ conversation over a real WebSocket (the ``websockets`` client).
 """
 
 import json
-import subprocess
-import sys
-import textwrap
 
 import pytest
 import websockets.sync.client
 
-from tests.live import ROOT, asgi_server, prepare_database, product_env
+from tests.live import asgi_server, prepare_database, product_env, run_python
 
 
 def converse(port: int) -> list[dict]:
@@ -53,18 +50,6 @@ def test_a_conversation_works_on_each_server(server, database, tmp_path):
         assert turn[-1]["grounded"] is True and "399 kr/månad" in turn[-1]["text"]
     assert frames[-1]["code"] == "invalid_json"
     assert "Traceback" not in log.read_text()
-
-
-def run_python(code: str) -> str:
-    done = subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(code)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=True,
-    )
-    return done.stdout.strip()
 
 
 def test_importing_the_application_patches_nothing():
