@@ -208,7 +208,7 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         """A reindex committed somewhere: load the new index now, not on the next question."""
         await self.services.refresh_index(version=event["version"])
 
-    # -- server shutdown (chat.lifecycle) --------------------------------------
+    # -- server shutdown (chat.shutdown) ----------------------------------------
 
     async def shut_down(self) -> None:
         """Server shutdown: stop the stream (recorded as interrupted), say so, close 1001."""

@@ -1,9 +1,0 @@
-from django.urls import path
-
-from chat.consumers import ChatConsumer
-
-websocket_urlpatterns = [
-    path("ws/chat/", ChatConsumer.as_asgi()),
-    # Clients written against the seed connect to the root.
-    path("", ChatConsumer.as_asgi()),
-]
