@@ -79,7 +79,7 @@ def parse_args(argv=None):
     parser.add_argument(
         "--patches",
         default="",
-        help="server patch settings to measure on and off (bench.patches), e.g. SERVER_FAST_SEND",
+        help="server patch settings to measure on and off (bench.patches), e.g. GC_TUNING",
     )
     args = parser.parse_args(argv)
     quick = args.quick

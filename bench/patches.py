@@ -1,4 +1,4 @@
-"""Each server patch measured on and off: ``python -m bench --patches SERVER_FAST_SEND,...``.
+"""Each server patch measured on and off: ``python -m bench --patches GC_TUNING,...``.
 
 Scenario 2 against the product alone (no floors), at one client count, with
 one patch's setting on or off and everything else at its default. The runs

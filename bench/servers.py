@@ -128,7 +128,7 @@ def serve(
 ):
     """Run one server on a free loopback port; yields a ``Server``, stops it afterwards.
 
-    ``settings``: environment variables for the product (e.g. ``SERVER_FAST_SEND="0"``).
+    ``settings``: environment variables for the product (e.g. ``GC_TUNING="0"``).
     """
     port = free_port()
     command, env = _command_and_env(kind, ws, port, delay_ms, profile_to, settings or {})

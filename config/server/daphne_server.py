@@ -10,7 +10,7 @@ import daphne.server  # noqa: F401  (installs Twisted's asyncio reactor before w
 from daphne.cli import CommandLineInterface
 from twisted.internet import reactor
 
-from config.server import daphne_guard, daphne_send, gc_tuning, shutdown, switch
+from config.server import daphne_close_codes, gc_tuning, shutdown, switch
 
 
 def run(argv: list[str], *, installed: list[str]) -> None:
@@ -23,14 +23,8 @@ def run(argv: list[str], *, installed: list[str]) -> None:
 def install() -> list[str]:
     """Install every patch whose setting is on; the names of those installed."""
     installed = []
-    if switch("SERVER_FAST_SEND"):
-        daphne_send.install()
-        installed.append("SERVER_FAST_SEND")
-    if switch("SERVER_SLOW_READER_GUARD"):
-        daphne_guard.install_send_buffer_guard()
-        installed.append("SERVER_SLOW_READER_GUARD")
     if switch("SERVER_CLOSE_CODES"):
-        daphne_guard.install_close_codes()
+        daphne_close_codes.install()
         installed.append("SERVER_CLOSE_CODES")
     if switch("GC_TUNING"):
         # Once the reactor runs, the application is loaded: its objects can be frozen.

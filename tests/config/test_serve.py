@@ -35,8 +35,6 @@ def test_each_patch_follows_its_setting():
     everything = installed(serve_help())
     assert everything == [
         "SERVER_UVLOOP",
-        "SERVER_FAST_SEND",
-        "SERVER_SLOW_READER_GUARD",
         "SERVER_CLOSE_CODES",
         "GC_TUNING",
     ]
