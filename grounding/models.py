@@ -62,7 +62,7 @@ class KBChunk(models.Model):
 
 
 class FactKind(models.TextChoices):
-    """What a number of the KB is; the values of ``grounding.facts.FactKind``."""
+    """What a number of the KB is; the values of ``grounding.facts.Kind``."""
 
     AMOUNT = "amount", "amount"
     PERCENTAGE = "percentage", "percentage"
@@ -108,7 +108,9 @@ class KBFact(models.Model):
         default=list, blank=True, help_text="Terms of its line and headings."
     )
     line = models.PositiveIntegerField(help_text="1-based line in the file.")
-    cell_row = models.PositiveIntegerField(null=True, blank=True, help_text="Row in its table.")
+    cell_row = models.PositiveIntegerField(
+        null=True, blank=True, help_text="Row in its table (the header row is 0)."
+    )
     cell_column = models.PositiveIntegerField(
         null=True, blank=True, help_text="Column in its table."
     )

@@ -13,7 +13,7 @@ from datetime import datetime
 from channels.db import database_sync_to_async
 from django.conf import settings
 
-from grounding.facts import Fact, FactKind
+from grounding.facts import Fact, Kind
 from grounding.index import ChunkRecord, KBIndex
 from grounding.lookup import FactTable
 from grounding.models import KBChunk, KBDocument, KBFact, KBIndexState
@@ -94,7 +94,7 @@ def _load_facts() -> list[Fact]:
     return [
         Fact(
             value=value,
-            kind=FactKind(kind),
+            kind=Kind(kind),
             unit=unit or None,
             period=period or None,
             subject=frozenset(subject),

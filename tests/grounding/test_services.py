@@ -96,10 +96,10 @@ def test_path_is_kb_relative_whatever_the_directory_name(tmp_path):
 
 @pytest.mark.django_db
 def test_unchanged_run_writes_nothing_and_keeps_the_version(kb_dir, django_assert_max_num_queries):
-    """A second run over the same files skips all of them without writing."""
+    """A second run over the same files skips all of them without writing (4 reads)."""
     kb_reindex(kb_dir=kb_dir)
     indexed_at = dict(KBDocument.objects.values_list("path", "indexed_at"))
-    with django_assert_max_num_queries(3):
+    with django_assert_max_num_queries(4):
         summary = kb_reindex(kb_dir=kb_dir)
     assert (summary.added, summary.changed, summary.unchanged, summary.removed) == (0, 0, 3, 0)
     assert summary.version == 1 == _version()
@@ -172,9 +172,13 @@ def test_progress_reports_each_indexed_and_removed_file(kb_dir):
 
 @pytest.mark.django_db
 def test_query_count_does_not_grow_with_file_count(write_kb, django_assert_max_num_queries):
-    """Writes are bulk statements: 120 files index in a bounded number of queries."""
+    """Writes are bulk statements: 120 files (240 chunks, 360 facts) in a bounded number.
+
+    SQLite takes at most 999 parameters per statement, so the 360 facts of 17
+    columns need 7 inserts; far fewer than one per file.
+    """
     kb = write_kb({f"doc{i}.md": f"# Dok {i}\n\nRad {i}\n\n## Del\nMer {i}\n" for i in range(120)})
-    with django_assert_max_num_queries(15):
+    with django_assert_max_num_queries(22):
         summary = kb_reindex(kb_dir=kb)
     assert summary.added == 120 and summary.chunks == 240
 
