@@ -17,6 +17,7 @@ from pathlib import PurePosixPath
 import bm25s
 import numpy as np
 
+from grounding.lookup import FactLookup, FactTable
 from grounding.numbers import Number, contains_digit, extract_numbers, supports
 from grounding.snippets import Snippet
 from grounding.subjects import kb_subjects
@@ -63,6 +64,22 @@ def _folders(file: str) -> list[str]:
     return [part for part in parts if part.lower() not in _LANGUAGE_FOLDERS]
 
 
+def _documents(records: Sequence[ChunkRecord]) -> dict[str, str]:
+    """Each file's text as far as its chunks hold it, every line at its own line number.
+
+    Chunks overlap and leave out nothing but front matter and blank runs, so
+    the lines they hold, put back at their numbers, are the file for facts.
+    """
+    lines: dict[str, dict[int, str]] = defaultdict(dict)
+    for record in records:
+        for offset, text in enumerate(record.text.split("\n")):
+            lines[record.file][record.start_line + offset] = text
+    return {
+        file: "\n".join(numbered.get(n, "") for n in range(1, max(numbered) + 1))
+        for file, numbered in lines.items()
+    }
+
+
 def _phrase(text: str) -> tuple[frozenset[str], ...]:
     """A keyword phrase as, per word, the set of its terms in either language."""
     return tuple(
@@ -75,9 +92,17 @@ def _phrase(text: str) -> tuple[frozenset[str], ...]:
 class KBIndex:
     """BM25 over chunk records, with category detection and number locations."""
 
-    def __init__(self, records: Sequence[ChunkRecord], *, version: int = 0) -> None:
+    def __init__(
+        self,
+        records: Sequence[ChunkRecord],
+        *,
+        version: int = 0,
+        facts: FactLookup | None = None,
+    ) -> None:
         self.version = version
         self.records: tuple[ChunkRecord, ...] = tuple(records)
+        self._facts = facts
+        self._facts_lock = threading.Lock()
         self._vocabulary: frozenset[str] = frozenset()
         self._term_ids: dict[str, int] = {}
         self._bm25: bm25s.BM25 | None = None
@@ -108,6 +133,20 @@ class KBIndex:
 
     def __len__(self) -> int:
         return len(self.records)
+
+    @property
+    def facts(self) -> FactLookup:
+        """Every fact of the KB: by value, by retrieved lines, by sibling (``FactLookup``).
+
+        The selectors pass the facts ``reindex_kb`` stored. An index built
+        straight from records (tests, benchmarks) extracts them on first use
+        from the files as its records restore them.
+        """
+        if self._facts is None:
+            with self._facts_lock:
+                if self._facts is None:
+                    self._facts = FactTable.from_documents(_documents(self.records))
+        return self._facts
 
     @property
     def categories(self) -> frozenset[str]:

@@ -320,3 +320,14 @@ def test_scores_of_a_term_in_many_chunks_are_bm25s_own():
     assert index._bm25.scores["indptr"][common + 1] - index._bm25.scores["indptr"][common] > 256
     for ids in ([common], [common, rare], [rare, common, common]):
         assert index._scores(ids).tolist() == index._bm25.get_scores(ids).tolist()
+
+
+def test_facts_of_an_index_built_from_records_are_the_files_facts():
+    """Without stored facts, index.facts holds what extract_facts finds in the files."""
+    from grounding.services import SourceFile, source_facts, source_records
+
+    text = "# Priser\n\n- Premium: 399 kr/månad\n\n## Kontakt\n\nTelefon: 08-123 45 67\n"
+    source = SourceFile(path="kb/pricing.md", text=text, content_hash="x")
+    index = KBIndex(source_records(source))
+    expected = source_facts(source)
+    assert expected and list(index.facts.in_lines("kb/pricing.md", 1, 100)) == expected

@@ -3,9 +3,16 @@ import threading
 import pytest
 from django.db import connection
 
-from grounding.models import KBChunk, KBDocument, KBIndexState
+from grounding import services
+from grounding.models import KBChunk, KBDocument, KBFact, KBIndexState
 from grounding.selectors import current_index
-from grounding.services import KBDirectoryNotFound, kb_reindex, read_kb_dir
+from grounding.services import (
+    KBDirectoryNotFound,
+    fact_fields,
+    kb_reindex,
+    read_kb_dir,
+    source_facts,
+)
 
 from .conftest import SHIPPED_KB
 
@@ -241,3 +248,82 @@ def test_reader_during_reindex_sees_old_or_new_index_never_a_mix(write_kb):
     assert {kinds for _, kinds in snapshots} == {frozenset({"alpha"}), frozenset({"beta"})}
     for version, kinds in snapshots:
         assert kinds == {1: frozenset({"alpha"}), 2: frozenset({"beta"})}[version]
+
+
+# --- facts --------------------------------------------------------------------
+
+TABLE = """# Avgifter
+
+| Kärl | Per månad | Per år |
+|---|---|---|
+| 190 liter | 120 kr | 1 440 kr |
+| 370 liter | 210 kr | 2 520 kr |
+"""
+
+
+@pytest.mark.django_db
+def test_reindex_stores_every_fact_extract_facts_finds(kb_dir):
+    """Each document's facts are stored beside its chunks, field for field."""
+    summary = kb_reindex(kb_dir=kb_dir)
+    assert summary.facts == KBFact.objects.count() > 0
+    for source in read_kb_dir(kb_dir).values():
+        expected = [fact_fields(fact) for fact in source_facts(source)]
+        rows = KBFact.objects.filter(document__path=source.path).order_by("ordinal")
+        stored = [{name: getattr(row, name) for name in FACT_FIELDS} for row in rows]
+        assert stored == expected
+
+
+FACT_FIELDS = (
+    "value", "kind", "unit", "period", "subject_text", "subject", "qualifiers", "context",
+    "line", "cell_row", "cell_column", "text", "language",
+)  # fmt: skip
+
+
+@pytest.mark.django_db
+def test_table_cells_are_stored_with_their_line_and_cell(write_kb):
+    """A table cell's fact keeps its file, line and (row, column)."""
+    kb_reindex(kb_dir=write_kb({"avfall.md": TABLE}))
+    fact = KBFact.objects.get(value="2520")
+    assert (fact.document.path, fact.line) == ("kb/avfall.md", 6)
+    assert fact.cell_row is not None and fact.cell_column is not None
+    assert fact.text == "| 370 liter | 210 kr | 2 520 kr |"
+    assert fact.kind == "amount"
+
+
+@pytest.mark.django_db
+def test_changed_file_replaces_its_facts_and_unchanged_files_are_not_parsed(kb_dir, monkeypatch):
+    """Only a changed file is parsed for facts again; the others keep their rows."""
+    kb_reindex(kb_dir=kb_dir)
+    contact_facts = list(
+        KBFact.objects.filter(document__path="kb/support/contact.md").values_list("id", flat=True)
+    )
+    parsed = []
+    real = services.extract_facts
+    monkeypatch.setattr(
+        services, "extract_facts", lambda text, **kw: parsed.append(kw["file"]) or real(text, **kw)
+    )
+    (kb_dir / "pricing.md").write_text(PRICING.replace("399", "449"), encoding="utf-8")
+    kb_reindex(kb_dir=kb_dir)
+    assert parsed == ["kb/pricing.md"]
+    values = set(
+        KBFact.objects.filter(document__path="kb/pricing.md").values_list("value", flat=True)
+    )
+    assert "449" in values and "399" not in values
+    assert (
+        list(
+            KBFact.objects.filter(document__path="kb/support/contact.md").values_list(
+                "id", flat=True
+            )
+        )
+        == contact_facts
+    )
+
+
+@pytest.mark.django_db
+def test_removed_file_takes_its_facts_along(kb_dir):
+    """A deleted file's facts disappear with it."""
+    kb_reindex(kb_dir=kb_dir)
+    (kb_dir / "support" / "contact.md").unlink()
+    kb_reindex(kb_dir=kb_dir)
+    assert not KBFact.objects.filter(document__path="kb/support/contact.md").exists()
+    assert KBFact.objects.filter(document__path="kb/pricing.md").exists()
