@@ -1,0 +1,162 @@
+"""Words of a text as comparable terms: lemmas, compound parts and weekdays.
+
+Pure: no ORM, no I/O. A term is what the subject rule compares:
+
+| written | term(s) |
+|---|---|
+| an inflected word ("dagars", "växeln", "frames") | its lemma (simplemma, in the text's language) |
+| a compound unknown to the lexicon ("bygglovsavgiften") | the whole lemma plus its parts ("bygglov", "avgift"), split where both sides are words of simplemma's dictionary (a linking "s" allowed) |
+| a weekday, or a range of them ("måndag–torsdag", "Monday to Friday") | ``weekday:1`` ... ``weekday:7`` for every day covered, in either language |
+| a lone capital letter inside a sentence ("zon B", "Plan A") | ``#b`` |
+| stopwords, units, currencies, periods, months, per-markers | nothing: values and units are compared by the rule itself |
+
+Numbers are not terms here; facts and claims add the values next to a number as ``n:<value>``.
+"""
+
+import re
+from functools import lru_cache
+
+import simplemma
+
+from grounding.lexicon import LEXICONS, merged
+from grounding.text import STOPWORDS
+
+_TOKEN = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?|[–—-]|\bto\b|\btill\b", re.IGNORECASE)
+_MIN_COMPOUND = 7
+_MIN_PART = 3
+
+
+def _noise() -> frozenset[str]:
+    words: set[str] = set()
+    for field in ("currencies", "units", "periods", "period_adverbs", "months"):
+        words |= set(merged(field))
+    words |= set(merged("per_markers")) | {"procent", "percent", "cent", "pct", "kl", "klockan"}
+    return frozenset(words) | STOPWORDS
+
+
+_NOISE = _noise()
+_WEEKDAYS = merged("weekdays")
+_RANGE = frozenset({"–", "—", "-", "to", "till"})
+# Languages that write compounds as one word, with the letters that may join their parts.
+_LINKING = {
+    language: lexicon.linking for language, lexicon in LEXICONS.items() if lexicon.compounds
+}
+
+
+@lru_cache(maxsize=65536)
+def _known(word: str, language: str) -> bool:
+    return len(word) >= _MIN_PART and simplemma.is_known(word, lang=language)
+
+
+@lru_cache(maxsize=65536)
+def word_terms(word: str, language: str) -> tuple[str, ...]:
+    """The terms of one lower-case word: its lemma, and its parts when it is a compound."""
+    if word in _NOISE:
+        return ()
+    lemma = _lemma(word, language)
+    if lemma in _NOISE:
+        return ()
+    split = (
+        _split(word, language)
+        if len(word) >= _MIN_COMPOUND and _LINKING.get(language) is not None
+        else None
+    )
+    # The word as written counts too: simplemma may lemmatise "Växel" and "växeln" apart.
+    if split is None:
+        return tuple(dict.fromkeys((lemma, word)))
+    cut, head, tail = split
+    if not _known(word, language):
+        lemma = word[:cut] + tail  # "bygglovsavgiften" -> "bygglovsavgift"
+    return tuple(dict.fromkeys(t for t in (lemma, word, head, tail) if t not in _NOISE))
+
+
+def _lemma(word: str, language: str) -> str:
+    # simplemma sometimes maps a base form to a longer word ("avgift" -> "avgifta"): keep the word.
+    lemma = simplemma.lemmatize(word, lang=language).lower()
+    return lemma if len(lemma) <= len(word) else word
+
+
+def split_compound(word: str, language: str) -> tuple[str, ...]:
+    """``word`` as (head, tail lemma) when both are dictionary words; else ()."""
+    split = _split(word, language)
+    return split[1:] if split else ()
+
+
+@lru_cache(maxsize=65536)
+def _split(word: str, language: str) -> tuple[int, str, str] | None:
+    """(where the tail starts, head, tail lemma), or None.
+
+    The longest known tail wins (the tail is what a compound names); the head
+    may end in a linking letter of the language ("bygglov-s-avgift", "lån-e-tid")
+    and may itself be a compound.
+    """
+    linking = _LINKING.get(language)
+    if linking is None:
+        return None
+    for cut in range(_MIN_PART, len(word) - _MIN_PART + 1):
+        head, tail = word[:cut], word[cut:]
+        if not _known(tail, language):
+            continue
+        heads = [head[:-1]] if head[-1] in linking else []
+        for candidate in (*heads, head):
+            if _known(candidate, language) or (
+                len(candidate) >= _MIN_COMPOUND and _split(candidate, language)
+            ):
+                return cut, _lemma(candidate, language), _lemma(tail, language)
+    return None
+
+
+def first_part(word: str, language: str) -> str | None:
+    """The head of a compound ("års" in "årsavgift", "tim" in "timtaxa"), when one is known."""
+    parts = split_compound(word.lower(), language)
+    return parts[0] if parts else None
+
+
+@lru_cache(maxsize=16384)
+def terms(text: str, language: str) -> frozenset[str]:
+    """Every term of ``text`` (see the module table)."""
+    found: set[str] = set()
+    tokens = list(_TOKEN.finditer(text))
+    previous_day = None
+    for index, match in enumerate(tokens):
+        raw = match.group()
+        word = raw.lower()
+        day = _WEEKDAYS.get(word.rstrip("."))
+        if day is not None:
+            found.add(f"weekday:{day}")
+            if (
+                previous_day is not None
+                and index >= 2
+                and tokens[index - 1].group().lower() in _RANGE
+            ):
+                found.update(f"weekday:{d}" for d in _days_between(previous_day, day))
+            previous_day = day
+            continue
+        if word not in _RANGE:
+            previous_day = None
+        if len(raw) == 1:
+            if raw.isupper() and _inside_sentence(text, match.start()):
+                found.add("#" + word)
+            continue
+        found.update(word_terms(word, language))
+    return frozenset(found)
+
+
+def _days_between(first: int, last: int) -> list[int]:
+    days, day = [], first
+    while day != last:
+        days.append(day)
+        day = day % 7 + 1
+    return days
+
+
+def _inside_sentence(text: str, position: int) -> bool:
+    before = text[:position].rstrip(" *_(\"'“")
+    return bool(before) and before[-1] not in ".!?:\n|-"
+
+
+def weekday_terms(found: frozenset[str]) -> frozenset[str]:
+    return frozenset(t for t in found if t.startswith("weekday:"))
+
+
+__all__ = ["LEXICONS", "first_part", "split_compound", "terms", "word_terms"]
