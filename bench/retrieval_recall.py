@@ -73,7 +73,9 @@ def main() -> None:
     parser.add_argument("-v", "--verbose", action="store_true", help="list every miss")
     args = parser.parse_args()
     _setup()
-    found, total = measure(args.kb_dir, args.cases or args.kb_dir / "cases.jsonl", verbose=args.verbose)
+    found, total = measure(
+        args.kb_dir, args.cases or args.kb_dir / "cases.jsonl", verbose=args.verbose
+    )
     print(f"{args.kb_dir}: supporting line retrieved for {found}/{total} grounded cases")
 
 
