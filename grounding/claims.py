@@ -28,7 +28,7 @@ class Claim:
     unit: str | None
     period: str | None
     subject: frozenset[str]  # every term of its sentence
-    qualifiers: frozenset[str]  # the terms of its own clause
+    qualifiers: frozenset[str]  # the terms of its own clause (and the sentence's opening words)
     language: str
 
     @property
@@ -47,8 +47,11 @@ def extract_claims(text: str, *, language: str | None = None) -> list[Claim]:
         readings[0] = readings[0]._replace(kind=Kind.ORDINAL, unit=None, period=None)
     sentence_terms = terms(text, language) | {f"n:{r.value}" for r in readings}
     claims = []
-    for clause in clauses_of(text, readings, language):
+    for index, clause in enumerate(clauses_of(text, readings, language)):
         reading = clause.reading
+        # A later clause keeps the sentence's opening words: in "Basic har 99,5 % och svar
+        # inom 4 timmar" the 4 hours are still Basic's.
+        qualifiers = clause.terms | clause.lead if index else clause.terms
         if clause.period and reading.period is None:
             reading = reading._replace(period=clause.period)
         claims.append(
@@ -61,7 +64,7 @@ def extract_claims(text: str, *, language: str | None = None) -> list[Claim]:
                 unit=reading.unit,
                 period=reading.period,
                 subject=sentence_terms - {f"n:{reading.value}"},
-                qualifiers=clause.terms,
+                qualifiers=qualifiers,
                 language=language,
             )
         )

@@ -42,8 +42,8 @@ class ReindexSummary:
     removed: int
     chunks: int  # chunks in the index after the run
     seconds: float
-    facts: int = 0  # facts in the index after the run
     version: int
+    facts: int = 0  # facts in the index after the run
 
     @property
     def changed_anything(self) -> bool:

@@ -61,19 +61,20 @@ def word_terms(word: str, language: str) -> tuple[str, ...]:
         if len(word) >= _MIN_COMPOUND and _LINKING.get(language) is not None
         else None
     )
-    # The word as written counts too: simplemma may lemmatise "Växel" and "växeln" apart.
     if split is None:
-        return tuple(dict.fromkeys((lemma, word)))
+        return (lemma,)
     cut, head, tail = split
     if not _known(word, language):
         lemma = word[:cut] + tail  # "bygglovsavgiften" -> "bygglovsavgift"
-    return tuple(dict.fromkeys(t for t in (lemma, word, head, tail) if t not in _NOISE))
+    return tuple(dict.fromkeys(t for t in (lemma, head, tail) if t not in _NOISE))
 
 
 def _lemma(word: str, language: str) -> str:
-    # simplemma sometimes maps a base form to a longer word ("avgift" -> "avgifta"): keep the word.
+    # An inflection is longer than its lemma ("växeln" -> "växel", "costs" -> "cost"). simplemma
+    # sometimes takes a base form for a form of another word ("växel" -> "växla", "avgift" ->
+    # "avgifta"): a lemma no shorter than the word is not taken.
     lemma = simplemma.lemmatize(word, lang=language).lower()
-    return lemma if len(lemma) <= len(word) else word
+    return lemma if len(lemma) < len(word) else word
 
 
 def split_compound(word: str, language: str) -> tuple[str, ...]:

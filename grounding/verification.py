@@ -25,6 +25,7 @@ from grounding.rule import (
     REASONS,
     SUBJECT_MISMATCH,
     TOPIC_MISMATCH,
+    conflicting_terms,
     on_topic,
     stated_alike,
     supports,
@@ -205,7 +206,8 @@ class AnswerChecker:
                 return NumberCheck(claim, self._citation(fact), None)
             reasons.append(reason)
         if alike and not topical:
-            reasons.append(TOPIC_MISMATCH)
+            named = any(conflicting_terms(claim, f, self._siblings(claim, f)) for f in alike)
+            reasons.append(SUBJECT_MISMATCH if named else TOPIC_MISMATCH)
         reason = min(reasons, key=REASONS.index) if reasons else NOT_IN_KB
         locations = [
             {"file": fact.file, "line": fact.line, "text": fact.text.strip()}

@@ -4,8 +4,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from grounding.lookup import FactTable
 from grounding.snippets import Snippet
-from grounding.subjects import kb_subjects
 from grounding.verification import (
     _ABBREVIATIONS,
     NO_SUPPORT,
@@ -46,11 +46,10 @@ TERMS = Snippet(
     score=1.0,
 )
 SNIPPETS = [PRICING, CONTACT, TERMS]
-SUBJECTS = kb_subjects(snippet.text for snippet in SNIPPETS)
 
 
 def verify(answer: str, snippets=SNIPPETS):
-    return verify_answer(answer, snippets, subjects=SUBJECTS)
+    return verify_answer(answer, snippets)
 
 
 def cited(verdict) -> list[tuple[str, int, str]]:
@@ -159,30 +158,30 @@ def test_subject_from_a_heading_is_cited_with_the_heading():
         text="## Premium\n- Lagring: 5 TB\n## Basic\n- Lagring: 100 GB",
         start_line=1,
     )
-    subjects = kb_subjects([snippet.text])
-    verdict = verify_answer("Premium har 5 TB lagring.", [snippet], subjects=subjects)
+    verdict = verify_answer("Premium har 5 TB lagring.", [snippet])
     assert verdict.grounded
     assert cited(verdict) == [("kb/plans.md", 1, "## Premium\n- Lagring: 5 TB")]
-    wrong = verify_answer("Basic har 5 TB lagring.", [snippet], subjects=subjects)
+    wrong = verify_answer("Basic har 5 TB lagring.", [snippet])
     assert wrong.reason == WRONG_SUBJECT
 
 
 def test_heading_path_above_the_chunk_counts_for_its_lines():
     """``Snippet.heading`` names the subject for every line of the chunk."""
     snippet = Snippet(file="kb/plans.md", text="- Lagring: 5 TB", start_line=7, heading="Premium")
-    verdict = verify_answer("Premium har 5 TB.", [snippet], subjects=frozenset({"basic"}))
+    verdict = verify_answer("Premium har 5 TB.", [snippet])
     assert verdict.grounded
     assert cited(verdict) == [("kb/plans.md", 7, "- Lagring: 5 TB")]
-    wrong = verify_answer("Basic har 5 TB.", [snippet], subjects=frozenset({"basic"}))
+    wrong = verify_answer("Basic har 5 TB.", [snippet])
     assert not wrong.grounded
 
 
 def test_kb_wide_subject_missing_from_the_snippets_still_rejects():
-    """A subject known only from the KB-wide vocabulary can't borrow another plan's number."""
+    """A subject whose own fact was not retrieved can't borrow another plan's number."""
     only_premium = Snippet(file="kb/pricing.md", text="- Premium: 399 kr/månad", start_line=3)
-    verdict = verify_answer(
-        "Basic kostar 399 kr/månad.", [only_premium], subjects=frozenset({"basic", "premium"})
+    kb = FactTable.from_documents(
+        {"kb/pricing.md": "- Basic: 99 kr/månad\n- Premium: 399 kr/månad"}
     )
+    verdict = verify_answer("Basic kostar 399 kr/månad.", [only_premium], facts=kb)
     assert verdict.reason == WRONG_SUBJECT
 
 
@@ -312,7 +311,7 @@ SLA = Snippet(
 
 
 def verify_sla(answer: str):
-    return verify_answer(answer, [SLA], subjects=kb_subjects([SLA.text]))
+    return verify_answer(answer, [SLA])
 
 
 def test_subject_of_an_earlier_clause_carries_over():
