@@ -28,7 +28,8 @@ class Claim:
     unit: str | None
     period: str | None
     subject: frozenset[str]  # every term of its sentence
-    qualifiers: frozenset[str]  # the terms of its own clause (and the sentence's opening words)
+    qualifiers: frozenset[str]  # the terms of its own clause
+    lead: frozenset[str]  # the sentence's opening words, for a clause after the first
     language: str
 
     @property
@@ -49,9 +50,9 @@ def extract_claims(text: str, *, language: str | None = None) -> list[Claim]:
     claims = []
     for index, clause in enumerate(clauses_of(text, readings, language)):
         reading = clause.reading
-        # A later clause keeps the sentence's opening words: in "Basic har 99,5 % och svar
-        # inom 4 timmar" the 4 hours are still Basic's.
-        qualifiers = clause.terms | clause.lead if index else clause.terms
+        # A later clause keeps the sentence's opening words as its lead: in "Basic har 99,5 %
+        # och svar inom 4 timmar" the 4 hours are still Basic's.
+        lead = clause.lead if index else frozenset()
         if clause.period and reading.period is None:
             reading = reading._replace(period=clause.period)
         claims.append(
@@ -64,7 +65,8 @@ def extract_claims(text: str, *, language: str | None = None) -> list[Claim]:
                 unit=reading.unit,
                 period=reading.period,
                 subject=sentence_terms - {f"n:{reading.value}"},
-                qualifiers=qualifiers,
+                qualifiers=clause.terms,
+                lead=lead,
                 language=language,
             )
         )

@@ -184,7 +184,8 @@ class _Walker:
         lead_in_terms = terms(lead_in, self.language) if lead_in else frozenset()
         headings = self._heading_terms()
         nearest = self._nearest_heading_terms()
-        context = terms(text, self.language) | headings | lead_in_terms
+        numbers = {f"n:{reading.value}" for reading in readings}
+        context = terms(text, self.language) | numbers | headings | lead_in_terms
         first_line = inline.map[0] if inline.map else 0
         for clause in clauses_of(text, readings, self.language):
             reading = clause.reading

@@ -24,13 +24,17 @@ from grounding.text import STOPWORDS
 _TOKEN = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?|[–—-]|\bto\b|\btill\b", re.IGNORECASE)
 _MIN_COMPOUND = 7
 _MIN_PART = 3
+_MIN_KNOWN_HEAD = 4
 
 
 def _noise() -> frozenset[str]:
     words: set[str] = set()
     for field in ("currencies", "units", "periods", "period_adverbs", "months"):
         words |= set(merged(field))
-    words |= set(merged("per_markers")) | {"procent", "percent", "cent", "pct", "kl", "klockan"}
+    words |= (
+        set(merged("per_markers")) | set(merged("clock_markers")) | set(merged("time_suffixes"))
+    )
+    words |= {word for phrase in merged("percent_words") for word in phrase.split()}
     return frozenset(words) | STOPWORDS
 
 
@@ -61,7 +65,8 @@ def word_terms(word: str, language: str) -> tuple[str, ...]:
         if len(word) >= _MIN_COMPOUND and _LINKING.get(language) is not None
         else None
     )
-    if split is None:
+    if split is None or (_known(word, language) and len(split[1]) < _MIN_KNOWN_HEAD):
+        # A dictionary word splits only after a longer head: "öppet|tider", not "lag|ring".
         return (lemma,)
     cut, head, tail = split
     if not _known(word, language):

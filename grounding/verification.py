@@ -188,11 +188,17 @@ class AnswerChecker:
         return sorted(found, key=lambda fact: (fact.file, fact.line) not in self._context)
 
     def _siblings(self, claim: Claim, fact: Fact) -> list[Fact]:
-        """The facts of ``fact``'s kind that share a term with the claim's clause."""
+        """The facts of ``fact``'s kind that share a term with the claim's clause.
+
+        For a fact in the other language, only facts in that language: the
+        claim's words can't match the fact's own, so only names shared
+        across languages may tell them apart.
+        """
         found: dict[int, Fact] = {}
-        for term in claim.qualifiers:
+        for term in claim.qualifiers | claim.lead:
             for other in self.facts.qualified_by(term, fact.kind):
-                found[id(other)] = other
+                if fact.language == claim.language or other.language == fact.language:
+                    found[id(other)] = other
         return list(found.values())
 
     def _check(self, claim: Claim) -> NumberCheck:

@@ -44,3 +44,4 @@ ORDINAL_SUFFIXES = ("st", "nd", "rd", "th")
 WEEKDAY_PLURAL_ENDINGS = ("s",)
 COMPOUND_LINKING = ""
 COMPOUNDS = False
+TIME_SUFFIXES = ("am", "pm", "a.m", "p.m", "o'clock")

@@ -44,3 +44,4 @@ ORDINAL_SUFFIXES = (":e", ":a", "e", "a")
 WEEKDAY_PLURAL_ENDINGS = ("ar", "arna", "en", "s")
 COMPOUND_LINKING = "seaou"
 COMPOUNDS = True
+TIME_SUFFIXES = ()

@@ -5,8 +5,8 @@ from itertools import pairwise
 from hypothesis import given
 from hypothesis import strategies as st
 
-from grounding.guard import GuardedStream
 from grounding.claims import extract_claims
+from grounding.guard import GuardedStream
 from grounding.snippets import Snippet
 from grounding.verification import AnswerChecker, split_sentences, verify_answer
 
