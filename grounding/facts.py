@@ -242,7 +242,8 @@ class _Walker:
             key_end = _key_end(cells) if row_index else len(cells)
             key_text = " ".join(cells[:key_end])
             key_readings = read_numbers(key_text, self.language)
-            key_terms = terms(key_text, self.language) | {f"n:{r.value}" for r in key_readings}
+            key_terms = frozenset().union(*(terms(c, self.language) for c in cells[:key_end]))
+            key_terms |= {f"n:{r.value}" for r in key_readings}
             row_context = frozenset().union(*(terms(c, self.language) for c in cells))
             for column, cell in enumerate(cells):
                 readings = read_numbers(cell, self.language)

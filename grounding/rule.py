@@ -82,8 +82,8 @@ def conflicting_terms(claim: Claim, fact: Fact, siblings: Iterable[Fact]) -> fro
     for sibling in siblings:
         if sibling.value == fact.value or stated_alike(claim, sibling) is not None:
             continue
-        shared = both & sibling.qualifiers
-        if (len(own & sibling.qualifiers), len(shared)) > fact_match and shared - fact.subject:
+        shared = both & sibling.subject
+        if (len(own & sibling.subject), len(shared)) > fact_match and shared - fact.subject:
             named |= shared - fact.subject
     return frozenset(named)
 

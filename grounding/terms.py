@@ -7,7 +7,8 @@ Pure: no ORM, no I/O. A term is what the subject rule compares:
 | an inflected word ("dagars", "växeln", "frames") | its lemma (simplemma, in the text's language) |
 | a compound unknown to the lexicon ("bygglovsavgiften") | the whole lemma plus its parts ("bygglov", "avgift"), split where both sides are words of simplemma's dictionary (a linking "s" allowed) |
 | a weekday, or a range of them ("måndag–torsdag", "Monday to Friday") | ``weekday:1`` ... ``weekday:7`` for every day covered, in either language |
-| a lone capital letter inside a sentence ("zon B", "Plan A") | ``#b`` |
+| a lone capital letter inside a sentence or alone in a cell ("zon B", "Plan A") | ``#b`` |
+| an ordinal word ("andra", "third") | ``n:2``, ``n:3``: the number it stands for |
 | stopwords, units, currencies, periods, months, per-markers | nothing: values and units are compared by the rule itself |
 
 Numbers are not terms here; facts and claims add the values next to a number as ``n:<value>``.
@@ -40,6 +41,7 @@ def _noise() -> frozenset[str]:
 
 _NOISE = _noise()
 _WEEKDAYS = merged("weekdays")
+_ORDINALS = merged("ordinal_words")
 _RANGE = frozenset({"–", "—", "-", "to", "till"})
 # Languages that write compounds as one word, with the letters that may join their parts.
 _LINKING = {
@@ -141,9 +143,11 @@ def terms(text: str, language: str) -> frozenset[str]:
         if word not in _RANGE:
             previous_day = None
         if len(raw) == 1:
-            if raw.isupper() and _inside_sentence(text, match.start()):
+            if raw.isupper() and (_inside_sentence(text, match.start()) or text.strip() == raw):
                 found.add("#" + word)
             continue
+        if word in _ORDINALS:
+            found.add(f"n:{_ORDINALS[word]}")  # "andra barnet" is "Barn 2"
         found.update(word_terms(word, language))
     return frozenset(found)
 
