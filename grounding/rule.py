@@ -11,7 +11,7 @@ row holds:
 | 3 | unit | the claim states no unit or currency, or the fact's is the same (a header's "Price (SEK)" counts as the fact's) | ``different unit`` |
 | 4 | period | the claim states no period, or the fact's is the same ("per år", "i månaden", "an hour", "Årsavgift") | ``different period`` |
 | 5 | topic | among the candidates passing rows 1-4, the fact's line, row, header, headings and lead-in share the most terms with the claim's sentence and the question (weekdays and letters not counted; another number of the same line counts), and at least one (phone numbers, dates and codes name themselves: none needed); facts in the other language are candidates only when none in the claim's language shares any | ``supporting line is about something else`` |
-| 6 | subject | no other fact with another value that passes rows 2-4 for the claim (anywhere in the KB) matches the claim's own clause (then clause and lead: "Basic har 99,5 % och svar inom 4 timmar") better than the fact's subject does while naming something the fact's subject lacks: "zon A" cannot take zone B's price, "fredagar" cannot take Monday's hours, "carbon frames" cannot take the aluminium frame's warranty | ``wrong subject`` |
+| 6 | subject | no other fact with another value that the claim could be stated from (same kind, period and unit, or a measure in any unit; anywhere in the KB) matches the claim's own clause (then clause and lead: "Basic har 99,5 % och svar inom 4 timmar") better than the fact's subject does while naming something the fact's subject lacks: "zon A" cannot take zone B's price, "fredagar" cannot take Monday's hours, "carbon frames" cannot take the aluminium frame's warranty | ``wrong subject`` |
 
 Terms are lemmas and compound parts (:mod:`grounding.terms`); values are
 canonical (:mod:`grounding.notation`). Everything language-specific is in
@@ -68,10 +68,20 @@ def kind_matches(claim: Claim, fact: Fact) -> bool:
     return claim.kind is Kind.TIME and fact.kind is Kind.TIME_RANGE
 
 
+def could_be_stated_from(claim: Claim, fact: Fact) -> bool:
+    """Whether the claim, with its value changed, could come from ``fact``.
+
+    Same kind, period and unit; a measure in another unit still competes ("100 GB" for "5 TB").
+    """
+    if not kind_matches(claim, fact) or (claim.period and claim.period != fact.period):
+        return False
+    return claim.kind is Kind.QUANTITY or claim.unit is None or claim.unit == fact.unit
+
+
 def conflicting_terms(claim: Claim, fact: Fact, siblings: Iterable[Fact]) -> frozenset[str]:
     """The claim's terms that point to a sibling with another value rather than to ``fact``.
 
-    Only a sibling the claim could be stated from (rows 2-4) competes. It is
+    Only a sibling the claim could be stated from (``could_be_stated_from``) competes. It is
     pointed to when it matches the claim better than the fact's subject does,
     first by the claim's own clause, then by clause and lead together, and
     names something the fact's subject lacks.
@@ -80,7 +90,7 @@ def conflicting_terms(claim: Claim, fact: Fact, siblings: Iterable[Fact]) -> fro
     fact_match = (len(own & fact.subject), len(both & fact.subject))
     named: set[str] = set()
     for sibling in siblings:
-        if sibling.value == fact.value or stated_alike(claim, sibling) is not None:
+        if sibling.value == fact.value or not could_be_stated_from(claim, sibling):
             continue
         shared = both & sibling.subject
         if (len(own & sibling.subject), len(shared)) > fact_match and shared - fact.subject:
