@@ -29,6 +29,7 @@ class Claim:
     period: str | None
     subject: frozenset[str]  # every term of its sentence
     qualifiers: frozenset[str]  # the terms of its own clause
+    lead: frozenset[str]  # the sentence's opening words, for a clause after the first
     language: str
 
     @property
@@ -47,8 +48,11 @@ def extract_claims(text: str, *, language: str | None = None) -> list[Claim]:
         readings[0] = readings[0]._replace(kind=Kind.ORDINAL, unit=None, period=None)
     sentence_terms = terms(text, language) | {f"n:{r.value}" for r in readings}
     claims = []
-    for clause in clauses_of(text, readings, language):
+    for index, clause in enumerate(clauses_of(text, readings, language)):
         reading = clause.reading
+        # A later clause keeps the sentence's opening words as its lead: in "Basic har 99,5 %
+        # och svar inom 4 timmar" the 4 hours are still Basic's.
+        lead = clause.lead if index else frozenset()
         if clause.period and reading.period is None:
             reading = reading._replace(period=clause.period)
         claims.append(
@@ -62,6 +66,7 @@ def extract_claims(text: str, *, language: str | None = None) -> list[Claim]:
                 period=reading.period,
                 subject=sentence_terms - {f"n:{reading.value}"},
                 qualifiers=clause.terms,
+                lead=lead,
                 language=language,
             )
         )

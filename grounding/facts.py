@@ -38,7 +38,9 @@ from grounding.notation import (
 from grounding.terms import terms
 from grounding.text import detect_language
 
-__all__ = ["Fact", "Kind", "extract_facts", "value_keys"]
+__all__ = ["Fact", "FactKind", "Kind", "extract_facts", "value_keys"]
+
+FactKind = Kind  # the kinds of number, as the models and the admin name them
 
 _GROUPS = {
     Kind.PHONE: "phone",
@@ -75,9 +77,8 @@ class Fact:
     cell: tuple[int, int] | None  # (row, column) in its table; the header row is 0
     text: str  # the source line
     language: str
-    group: int = 0  # the block (table, list, paragraph) it belongs to, numbered per file
 
-    def lookup_keys(self) -> tuple[str, ...]:
+    def keys(self) -> tuple[str, ...]:
         return value_keys(self.kind, self.value)
 
 
@@ -123,7 +124,6 @@ class _Walker:
         self.offset = first_line - 1
         self.headings: list[tuple[int, str]] = []
         self.lead_in: str = ""  # the last paragraph before a list or table, in this section
-        self.group = 0
 
     # -- context -------------------------------------------------------------
     def _heading_terms(self) -> frozenset[str]:
@@ -152,7 +152,6 @@ class _Walker:
                 continue
             if token.type in ("bullet_list_open", "ordered_list_open"):
                 if list_depth == 0:
-                    self.group += 1
                     self.list_lead_in = self.lead_in
                 list_depth += 1
             elif token.type in ("bullet_list_close", "ordered_list_close"):
@@ -162,7 +161,6 @@ class _Walker:
             elif token.type == "list_item_open" and token.info and token.markup in (".", ")"):
                 yield from self._ordinal(token, tokens, index)
             elif token.type == "table_open":
-                self.group += 1
                 end = next(i for i in range(index, len(tokens)) if tokens[i].type == "table_close")
                 yield from self._table(tokens[index:end])
                 self.lead_in = ""
@@ -172,7 +170,6 @@ class _Walker:
                 if list_depth:
                     yield from self._block(token, lead_in=self.list_lead_in)
                 else:
-                    self.group += 1
                     yield from self._block(token, lead_in="")
                     self.lead_in = token.content
             index += 1
@@ -187,7 +184,8 @@ class _Walker:
         lead_in_terms = terms(lead_in, self.language) if lead_in else frozenset()
         headings = self._heading_terms()
         nearest = self._nearest_heading_terms()
-        context = terms(text, self.language) | headings | lead_in_terms
+        numbers = {f"n:{reading.value}" for reading in readings}
+        context = terms(text, self.language) | numbers | headings | lead_in_terms
         first_line = inline.map[0] if inline.map else 0
         for clause in clauses_of(text, readings, self.language):
             reading = clause.reading
@@ -244,7 +242,8 @@ class _Walker:
             key_end = _key_end(cells) if row_index else len(cells)
             key_text = " ".join(cells[:key_end])
             key_readings = read_numbers(key_text, self.language)
-            key_terms = terms(key_text, self.language) | {f"n:{r.value}" for r in key_readings}
+            key_terms = frozenset().union(*(terms(c, self.language) for c in cells[:key_end]))
+            key_terms |= {f"n:{r.value}" for r in key_readings}
             row_context = frozenset().union(*(terms(c, self.language) for c in cells))
             for column, cell in enumerate(cells):
                 readings = read_numbers(cell, self.language)
@@ -296,7 +295,6 @@ class _Walker:
             cell=cell,
             text=text,
             language=self.language,
-            group=self.group,
         )
 
 

@@ -15,7 +15,7 @@ from grounding.snippets import Snippet
 
 class FactLookup(Protocol):
     def by_value(self, key: str) -> Sequence[Fact]:
-        """Every fact of the KB found under ``key`` (``Fact.lookup_keys()``)."""
+        """Every fact of the KB found under ``key`` (``Fact.keys()``)."""
         ...
 
     def in_lines(self, file: str, first: int, last: int) -> Sequence[Fact]:
@@ -39,7 +39,7 @@ class FactTable:
         by_file: dict[str, list[Fact]] = defaultdict(list)
         by_qualifier: dict[tuple[str, str], list[Fact]] = defaultdict(list)
         for fact in self.facts:
-            for key in fact.lookup_keys():
+            for key in fact.keys():  # noqa: SIM118 (a Fact, not a dict)
                 by_key[key].append(fact)
             by_file[fact.file].append(fact)
             for term in fact.qualifiers:

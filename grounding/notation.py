@@ -349,6 +349,10 @@ def _unit_after(masked: str, end: int) -> tuple[str | None, int]:
         return (unit, m.end()) if unit else (None, end)
     words = m.group(1)
     first = words.split(" ")[0]
+    if "/" in first.strip("/"):  # "kr/månad": the unit, then its period (read by find_period)
+        unit = _unit_word(first.split("/")[0])
+        if unit is not None:
+            return unit, m.start(1) + first.index("/")
     for candidate, stop in ((words, m.end()), (first, m.start(1) + len(first))):
         unit = _unit_word(candidate)
         if unit is not None:

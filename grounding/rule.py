@@ -10,8 +10,8 @@ row holds:
 | 2 | kind | the kinds are equal, or the claim is a plain count and the fact an amount, quantity, duration or count (the answer left the unit out), or the claim is a time and the fact a time range | ``different kind of number`` |
 | 3 | unit | the claim states no unit or currency, or the fact's is the same (a header's "Price (SEK)" counts as the fact's) | ``different unit`` |
 | 4 | period | the claim states no period, or the fact's is the same ("per år", "i månaden", "an hour", "Årsavgift") | ``different period`` |
-| 5 | topic | among the candidates passing rows 1-4, the fact's line, row, header, headings and lead-in share the most terms with the claim's sentence and the question (weekdays, letters and numbers not counted), and at least one; facts in the other language are candidates only when none in the claim's language shares any | ``supporting line is about something else`` |
-| 6 | subject | no other fact with another value that passes rows 2-4 for the claim (anywhere in the KB) shares more terms with the claim's own clause than the fact's subject does while naming something the fact's subject lacks: "zon A" cannot take zone B's price, "fredagar" cannot take Monday's hours, "carbon frames" cannot take the aluminium frame's warranty | ``wrong subject`` |
+| 5 | topic | among the candidates passing rows 1-4, the fact's line, row, header, headings and lead-in share the most terms with the claim's sentence and the question (weekdays and letters not counted; another number of the same line counts), and at least one (phone numbers, dates and codes name themselves: none needed); facts in the other language are candidates only when none in the claim's language shares any | ``supporting line is about something else`` |
+| 6 | subject | no other fact with another value that the claim could be stated from (same kind, period and unit, or a measure in any unit; anywhere in the KB) matches the claim's own clause (then clause and lead: "Basic har 99,5 % och svar inom 4 timmar") better than the fact's subject does while naming something the fact's subject lacks: "zon A" cannot take zone B's price, "fredagar" cannot take Monday's hours, "carbon frames" cannot take the aluminium frame's warranty | ``wrong subject`` |
 
 Terms are lemmas and compound parts (:mod:`grounding.terms`); values are
 canonical (:mod:`grounding.notation`). Everything language-specific is in
@@ -23,7 +23,6 @@ passes when any candidate supports it.
 from collections.abc import Iterable, Sequence
 
 from grounding.claims import Claim
-from grounding.clauses import is_marker
 from grounding.facts import Fact
 from grounding.notation import Kind
 
@@ -43,6 +42,10 @@ REASONS = (
     KIND_MISMATCH,
     NOT_IN_KB,
 )
+
+# Values that name themselves: a phone number or a full date in the KB is that one, whatever
+# words surround it (a swap to another one is still caught by row 6).
+SELF_NAMING = frozenset({Kind.PHONE, Kind.DATE, Kind.CODE})
 
 _UNIT_LEFT_OUT = frozenset({Kind.AMOUNT, Kind.QUANTITY, Kind.DURATION, Kind.COUNT})
 
@@ -65,26 +68,40 @@ def kind_matches(claim: Claim, fact: Fact) -> bool:
     return claim.kind is Kind.TIME and fact.kind is Kind.TIME_RANGE
 
 
-def conflicting_terms(claim: Claim, fact: Fact, siblings: Iterable[Fact]) -> frozenset[str]:
-    """The claim's clause terms that point to a sibling with another value rather than to ``fact``.
+def could_be_stated_from(claim: Claim, fact: Fact) -> bool:
+    """Whether the claim, with its value changed, could come from ``fact``.
 
-    Only a sibling the claim could be stated from (rows 2-4) competes. It is pointed to when it shares more terms with the claim's clause
-    than the fact's subject does, and some of them the fact's subject lacks.
+    Same kind, period and unit; a measure in another unit still competes ("100 GB" for "5 TB").
     """
-    own = len(claim.qualifiers & fact.subject)
+    if not kind_matches(claim, fact) or (claim.period and claim.period != fact.period):
+        return False
+    return claim.kind is Kind.QUANTITY or claim.unit is None or claim.unit == fact.unit
+
+
+def conflicting_terms(claim: Claim, fact: Fact, siblings: Iterable[Fact]) -> frozenset[str]:
+    """The claim's terms that point to a sibling with another value rather than to ``fact``.
+
+    Only a sibling the claim could be stated from (``could_be_stated_from``) competes. It is
+    pointed to when it matches the claim better than the fact's subject does,
+    first by the claim's own clause, then by clause and lead together, and
+    names something the fact's subject lacks.
+    """
+    own, both = claim.qualifiers, claim.qualifiers | claim.lead
+    fact_match = (len(own & fact.subject), len(both & fact.subject))
     named: set[str] = set()
     for sibling in siblings:
-        if sibling.value == fact.value or stated_alike(claim, sibling) is not None:
+        if sibling.value == fact.value or not could_be_stated_from(claim, sibling):
             continue
-        shared = claim.qualifiers & sibling.qualifiers
-        if len(shared) > own and shared - fact.subject:
+        shared = both & sibling.subject
+        if (len(own & sibling.subject), len(shared)) > fact_match and shared - fact.subject:
             named |= shared - fact.subject
     return frozenset(named)
 
 
 def topic_score(claim: Claim, fact: Fact, question_terms: frozenset[str] = frozenset()) -> int:
     """How many content terms the claim's sentence and the question share with the fact's context."""
-    return sum(1 for term in (claim.subject | question_terms) & fact.context if not is_marker(term))
+    shared = (claim.subject | question_terms) & fact.context
+    return sum(1 for term in shared if not term.startswith(("weekday:", "#")))
 
 
 def on_topic(
@@ -94,6 +111,8 @@ def on_topic(
     scored = [(topic_score(claim, fact, question_terms), fact) for fact in candidates]
     same = [(score, fact) for score, fact in scored if fact.language == claim.language]
     best = max((score for score, _ in same), default=0)
+    if best == 0 and claim.kind in SELF_NAMING:
+        return [fact for _, fact in scored]
     if best == 0:
         return [fact for _, fact in scored if fact.language != claim.language]
     return [fact for score, fact in same if score == best]

@@ -7,7 +7,8 @@ Pure: no ORM, no I/O. A term is what the subject rule compares:
 | an inflected word ("dagars", "växeln", "frames") | its lemma (simplemma, in the text's language) |
 | a compound unknown to the lexicon ("bygglovsavgiften") | the whole lemma plus its parts ("bygglov", "avgift"), split where both sides are words of simplemma's dictionary (a linking "s" allowed) |
 | a weekday, or a range of them ("måndag–torsdag", "Monday to Friday") | ``weekday:1`` ... ``weekday:7`` for every day covered, in either language |
-| a lone capital letter inside a sentence ("zon B", "Plan A") | ``#b`` |
+| a lone capital letter inside a sentence or alone in a cell ("zon B", "Plan A") | ``#b`` |
+| an ordinal word ("andra", "third") | ``n:2``, ``n:3``: the number it stands for |
 | stopwords, units, currencies, periods, months, per-markers | nothing: values and units are compared by the rule itself |
 
 Numbers are not terms here; facts and claims add the values next to a number as ``n:<value>``.
@@ -24,18 +25,23 @@ from grounding.text import STOPWORDS
 _TOKEN = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?|[–—-]|\bto\b|\btill\b", re.IGNORECASE)
 _MIN_COMPOUND = 7
 _MIN_PART = 3
+_MIN_KNOWN_HEAD = 4
 
 
 def _noise() -> frozenset[str]:
     words: set[str] = set()
     for field in ("currencies", "units", "periods", "period_adverbs", "months"):
         words |= set(merged(field))
-    words |= set(merged("per_markers")) | {"procent", "percent", "cent", "pct", "kl", "klockan"}
+    words |= (
+        set(merged("per_markers")) | set(merged("clock_markers")) | set(merged("time_suffixes"))
+    )
+    words |= {word for phrase in merged("percent_words") for word in phrase.split()}
     return frozenset(words) | STOPWORDS
 
 
 _NOISE = _noise()
 _WEEKDAYS = merged("weekdays")
+_ORDINALS = merged("ordinal_words")
 _RANGE = frozenset({"–", "—", "-", "to", "till"})
 # Languages that write compounds as one word, with the letters that may join their parts.
 _LINKING = {
@@ -61,19 +67,21 @@ def word_terms(word: str, language: str) -> tuple[str, ...]:
         if len(word) >= _MIN_COMPOUND and _LINKING.get(language) is not None
         else None
     )
-    # The word as written counts too: simplemma may lemmatise "Växel" and "växeln" apart.
-    if split is None:
-        return tuple(dict.fromkeys((lemma, word)))
+    if split is None or (_known(word, language) and len(split[1]) < _MIN_KNOWN_HEAD):
+        # A dictionary word splits only after a longer head: "öppet|tider", not "lag|ring".
+        return (lemma,)
     cut, head, tail = split
     if not _known(word, language):
         lemma = word[:cut] + tail  # "bygglovsavgiften" -> "bygglovsavgift"
-    return tuple(dict.fromkeys(t for t in (lemma, word, head, tail) if t not in _NOISE))
+    return tuple(dict.fromkeys(t for t in (lemma, head, tail) if t not in _NOISE))
 
 
 def _lemma(word: str, language: str) -> str:
-    # simplemma sometimes maps a base form to a longer word ("avgift" -> "avgifta"): keep the word.
+    # An inflection is longer than its lemma ("växeln" -> "växel", "costs" -> "cost"). simplemma
+    # sometimes takes a base form for a form of another word ("växel" -> "växla", "avgift" ->
+    # "avgifta"): a lemma no shorter than the word is not taken.
     lemma = simplemma.lemmatize(word, lang=language).lower()
-    return lemma if len(lemma) <= len(word) else word
+    return lemma if len(lemma) < len(word) else word
 
 
 def split_compound(word: str, language: str) -> tuple[str, ...]:
@@ -135,9 +143,11 @@ def terms(text: str, language: str) -> frozenset[str]:
         if word not in _RANGE:
             previous_day = None
         if len(raw) == 1:
-            if raw.isupper() and _inside_sentence(text, match.start()):
+            if raw.isupper() and (_inside_sentence(text, match.start()) or text.strip() == raw):
                 found.add("#" + word)
             continue
+        if word in _ORDINALS:
+            found.add(f"n:{_ORDINALS[word]}")  # "andra barnet" is "Barn 2"
         found.update(word_terms(word, language))
     return frozenset(found)
 

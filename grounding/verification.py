@@ -25,6 +25,7 @@ from grounding.rule import (
     REASONS,
     SUBJECT_MISMATCH,
     TOPIC_MISMATCH,
+    conflicting_terms,
     on_topic,
     stated_alike,
     supports,
@@ -187,11 +188,17 @@ class AnswerChecker:
         return sorted(found, key=lambda fact: (fact.file, fact.line) not in self._context)
 
     def _siblings(self, claim: Claim, fact: Fact) -> list[Fact]:
-        """The facts of ``fact``'s kind that share a term with the claim's clause."""
+        """The facts of ``fact``'s kind that share a term with the claim's clause.
+
+        For a fact in the other language, only facts in that language: the
+        claim's words can't match the fact's own, so only names shared
+        across languages may tell them apart.
+        """
         found: dict[int, Fact] = {}
-        for term in claim.qualifiers:
+        for term in claim.qualifiers | claim.lead:
             for other in self.facts.qualified_by(term, fact.kind):
-                found[id(other)] = other
+                if fact.language == claim.language or other.language == fact.language:
+                    found[id(other)] = other
         return list(found.values())
 
     def _check(self, claim: Claim) -> NumberCheck:
@@ -205,7 +212,8 @@ class AnswerChecker:
                 return NumberCheck(claim, self._citation(fact), None)
             reasons.append(reason)
         if alike and not topical:
-            reasons.append(TOPIC_MISMATCH)
+            named = any(conflicting_terms(claim, f, self._siblings(claim, f)) for f in alike)
+            reasons.append(SUBJECT_MISMATCH if named else TOPIC_MISMATCH)
         reason = min(reasons, key=REASONS.index) if reasons else NOT_IN_KB
         locations = [
             {"file": fact.file, "line": fact.line, "text": fact.text.strip()}

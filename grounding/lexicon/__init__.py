@@ -29,6 +29,8 @@ class Lexicon:
     per_markers: frozenset[str]  # "per", "a", "i": what introduces a period
     percent_words: tuple[str, ...]  # "procent", "per cent"
     clock_markers: frozenset[str]  # "kl", "klockan": a bare hour after one is a time
+    ordinal_words: dict[str, int]  # "andra" -> 2, "third" -> 3
+    time_suffixes: frozenset[str]  # "am", "pm": words that belong to a time
     range_words: frozenset[str]  # "till", "to": between the two ends of a range
     conjunctions: frozenset[str]  # where one clause of a line ends and the next begins
     ordinal_suffixes: tuple[str, ...]  # "st", "e": "24th", "1:a"
@@ -59,6 +61,8 @@ def _lexicon(module: ModuleType) -> Lexicon:
         per_markers=frozenset(module.PER_MARKERS),
         percent_words=tuple(module.PERCENT_WORDS),
         clock_markers=frozenset(module.CLOCK_MARKERS),
+        ordinal_words=module.ORDINAL_WORDS,
+        time_suffixes=frozenset(module.TIME_SUFFIXES),
         range_words=frozenset(module.RANGE_WORDS),
         conjunctions=frozenset(module.CONJUNCTIONS),
         ordinal_suffixes=tuple(module.ORDINAL_SUFFIXES),

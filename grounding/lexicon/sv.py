@@ -44,3 +44,6 @@ ORDINAL_SUFFIXES = (":e", ":a", "e", "a")
 WEEKDAY_PLURAL_ENDINGS = ("ar", "arna", "en", "s")
 COMPOUND_LINKING = "seaou"
 COMPOUNDS = True
+TIME_SUFFIXES = ()
+ORDINAL_WORDS = {"första": 1, "andra": 2, "tredje": 3, "fjärde": 4, "femte": 5, "sjätte": 6,
+                 "sjunde": 7, "åttonde": 8, "nionde": 9, "tionde": 10}  # fmt: skip
