@@ -19,7 +19,10 @@ class KBDocument(models.Model):
     category = models.CharField(max_length=100, blank=True, db_index=True)
     keywords = models.JSONField(default=list, blank=True)
     language = models.CharField(max_length=2, choices=Language.choices, default=Language.SWEDISH)
-    content_hash = models.CharField(max_length=64, help_text="SHA-256 of the file's bytes.")
+    content_hash = models.CharField(
+        max_length=64,
+        help_text="SHA-256 of the file's bytes and of the code that reads facts from them.",
+    )
     indexed_at = models.DateTimeField()
 
     class Meta:

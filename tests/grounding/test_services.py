@@ -331,3 +331,20 @@ def test_removed_file_takes_its_facts_along(kb_dir):
     kb_reindex(kb_dir=kb_dir)
     assert not KBFact.objects.filter(document__path="kb/support/contact.md").exists()
     assert KBFact.objects.filter(document__path="kb/pricing.md").exists()
+
+
+@pytest.mark.django_db
+def test_a_new_fact_extractor_rereads_every_file(kb_dir, monkeypatch):
+    """After an upgrade of the code that reads facts, unchanged files are re-extracted too."""
+    kb_reindex(kb_dir=kb_dir)
+    assert kb_reindex(kb_dir=kb_dir).unchanged == 3
+    monkeypatch.setattr(services, "extractor_fingerprint", lambda: "another extractor")
+    summary = kb_reindex(kb_dir=kb_dir)
+    assert (summary.changed, summary.unchanged) == (3, 0)
+    assert kb_reindex(kb_dir=kb_dir).unchanged == 3
+
+
+def test_the_extractor_fingerprint_covers_the_fact_modules():
+    """The fingerprint is a SHA-256 of real module files (a missing one would be skipped)."""
+    assert len(services.extractor_fingerprint()) == 64
+    assert "grounding.facts" in services._EXTRACTOR_MODULES
