@@ -16,7 +16,7 @@ reading (what no form below explains becomes a ``code`` read literally).
 | ``15,2 kg``, ``370-literskärl``, ``80 km`` | quantity | ``15.2`` | unit from the lexicon |
 | ``1–3 år``, ``6 to 9`` | the kind of its unit | ``1-3`` | a range of two plain numbers |
 | ``671 80`` before a capitalised word | code | ``67180`` | a Swedish-style postcode |
-| anything else with digits (``24``, ``B2``) | count / code | ``24`` | |
+| anything else with digits (``24``, ``B2``, ``007``) | count / code | ``24``, ``b2``, ``007`` | a leading zero makes a code, read literally |
 
 A reading also carries its ``period`` ("per år", "i månaden", "an hour",
 "/mån", "årligen"), found after the number within its clause.
@@ -110,6 +110,7 @@ _NUMBER = (
 _PLAIN = re.compile(
     rf"(?<![\d.,])(?P<a>{_NUMBER})(?:{_SP}?(?:{_DASH}|{_SP}(?:{_RANGE_WORDS}){_SP}){_SP}?(?P<b>{_NUMBER}))?(?![\d])"
 )
+_LEADING_ZERO = re.compile(r"0\d")
 _DIGITS = re.compile(r"[\w-]*\d[\w-]*")
 _WORD_AFTER = re.compile(
     r"(?:[ \u00a0\u202f\u2009]?([%€$£°]c?|[^\W\d_][\w/²]*(?:[ ][^\W\d_]+)?)|-([^\W\d_]+))"
@@ -284,6 +285,8 @@ def canonical(number: Decimal) -> str:
 def _plain(text: str, masked: str, language: str) -> list[Reading]:
     found = []
     for m in _PLAIN.finditer(masked):
+        if _LEADING_ZERO.match(m["a"]):
+            continue  # "00", "0123": an identifier, read literally as a code
         a = parse_number(m["a"], language)
         if a is None:
             continue

@@ -23,7 +23,8 @@ UNITS = {
     "kw": "kW", "w": "W", "watt": "W", "watts": "W", "v": "V", "volt": "V", "a": "A",
     "amp": "A", "amps": "A", "mah": "mAh", "gb": "GB", "tb": "TB", "mb": "MB",
     "mbit/s": "Mbit/s", "mbps": "Mbit/s", "gbps": "Gbit/s", "sq m": "m2", "m2": "m2",
-    "m²": "m2", "degrees": "degree", "°c": "degC",
+    "m²": "m2", "degrees": "degree", "°c": "degC", "percentage point": "pp",
+    "percentage points": "pp", "points": "pp",
 }  # fmt: skip
 
 PERIODS = {

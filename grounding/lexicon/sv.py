@@ -21,7 +21,7 @@ UNITS = {
     "kwh": "kWh", "wh": "Wh", "kw": "kW", "w": "W", "watt": "W", "v": "V", "volt": "V",
     "a": "A", "ampere": "A", "mah": "mAh",
     "gb": "GB", "tb": "TB", "mb": "MB", "kb": "kB", "mbit/s": "Mbit/s", "gbit/s": "Gbit/s",
-    "kvm": "m2", "m2": "m2", "m²": "m2", "kvadratmeter": "m2", "grader": "degree", "°c": "degC",
+    "procentenhet": "pp", "procentenheter": "pp", "kvm": "m2", "m2": "m2", "m²": "m2", "kvadratmeter": "m2", "grader": "degree", "°c": "degC",
 }  # fmt: skip
 
 PERIODS = {
