@@ -32,9 +32,8 @@ def _noise() -> frozenset[str]:
     words: set[str] = set()
     for field in ("currencies", "units", "periods", "period_adverbs", "months"):
         words |= set(merged(field))
-    words |= (
-        set(merged("per_markers")) | set(merged("clock_markers")) | set(merged("time_suffixes"))
-    )
+    for field in ("per_markers", "clock_markers", "time_suffixes", "answer_words"):
+        words |= set(merged(field))
     words |= {word for phrase in merged("percent_words") for word in phrase.split()}
     return frozenset(words) | STOPWORDS
 
