@@ -7,7 +7,7 @@ reading (what no form below explains becomes a ``code`` read literally).
 | written | kind | value | how |
 |---|---|---|---|
 | ``0571-48 20 00``, ``+46 18 420 55 00`` | phone | ``+46571482000`` | phonenumbers (region SE) |
-| ``2026-06-19``, ``19 juni 2026``, ``June 19, 2026``, ``December 24th, 2026``, ``24/12 2026`` | date | ``2026-06-19`` | month names from babel (sv, en) |
+| ``2026-06-19``, ``2026/06/19``, ``19 juni 2026``, ``June 19, 2026``, ``December 24th, 2026``, ``24/12 2026`` | date | ``2026-06-19`` | month names from babel (sv, en) |
 | ``08.00–16.30``, ``8:00 am to 4:30 pm``, ``kl. 8–15``, ``9 am – 5 pm`` | time_range | ``08:00-16:30`` | 12-hour clock read; a bare hour only after a clock word or with am/pm |
 | ``14:00``, ``2 pm``, ``klockan 06.00``, ``till 21.00`` | time | ``14:00`` | ``hh.mm`` is a time unless a currency, unit or percent sign makes it a decimal |
 | ``3 290 kr``, ``SEK 3,950``, ``EUR 52.90``, ``27500 SEK`` | amount | ``3290``, ``3950``, ``52.9`` | digit grouping and decimal mark by the text's locale (babel): ``1,500`` is 1500 in English, 1.5 in Swedish |
@@ -16,7 +16,7 @@ reading (what no form below explains becomes a ``code`` read literally).
 | ``15,2 kg``, ``370-literskärl``, ``80 km`` | quantity | ``15.2`` | unit from the lexicon |
 | ``1–3 år``, ``6 to 9`` | the kind of its unit | ``1-3`` | a range of two plain numbers |
 | ``671 80`` before a capitalised word | code | ``67180`` | a Swedish-style postcode |
-| anything else with digits (``24``, ``B2``) | count / code | ``24`` | |
+| anything else with digits (``24``, ``B2``, ``007``) | count / code | ``24``, ``b2``, ``007`` | a leading zero makes a code, read literally |
 
 A reading also carries its ``period`` ("per år", "i månaden", "an hour",
 "/mån", "årligen"), found after the number within its clause.
@@ -76,6 +76,7 @@ _MONTH_ALT = "|".join(sorted((re.escape(m) for m in _MONTHS), key=len, reverse=T
 _ORDINAL_SUFFIX = "(?:st|nd|rd|th|:e|:a)?"
 
 _ISO_DATE = re.compile(r"(?<!\d)(\d{4})-(\d{2})-(\d{2})(?!\d)")
+_ISO_SLASH_DATE = re.compile(r"(?<![\d/])(\d{4})/(\d{1,2})/(\d{1,2})(?![\d/])")
 _SLASH_DATE = re.compile(r"(?<![\d/])(\d{1,2})/(\d{1,2})(?:/|" + _SP + r")(\d{4})(?!\d)")
 _DAY_MONTH = re.compile(
     rf"(?<![\d.])(\d{{1,2}}){_ORDINAL_SUFFIX}\.?{_SP}+(?:of{_SP}+)?({_MONTH_ALT})\.?(?:,?{_SP}+(\d{{4}}))?(?![\w])",
@@ -110,6 +111,7 @@ _NUMBER = (
 _PLAIN = re.compile(
     rf"(?<![\d.,])(?P<a>{_NUMBER})(?:{_SP}?(?:{_DASH}|{_SP}(?:{_RANGE_WORDS}){_SP}){_SP}?(?P<b>{_NUMBER}))?(?![\d])"
 )
+_LEADING_ZERO = re.compile(r"0\d")
 _DIGITS = re.compile(r"[\w-]*\d[\w-]*")
 _WORD_AFTER = re.compile(
     r"(?:[ \u00a0\u202f\u2009]?([%€$£°]c?|[^\W\d_][\w/²]*(?:[ ][^\W\d_]+)?)|-([^\W\d_]+))"
@@ -157,6 +159,8 @@ def _phones(text: str, masked: str, language: str) -> list[Reading]:
 def _dates(text: str, masked: str, language: str) -> list[Reading]:
     found = []
     for m in _ISO_DATE.finditer(masked):
+        found.append(_date(m, int(m[1]), int(m[2]), int(m[3])))
+    for m in _ISO_SLASH_DATE.finditer(masked):
         found.append(_date(m, int(m[1]), int(m[2]), int(m[3])))
     for m in _SLASH_DATE.finditer(masked):
         first, second = int(m[1]), int(m[2])
@@ -284,6 +288,8 @@ def canonical(number: Decimal) -> str:
 def _plain(text: str, masked: str, language: str) -> list[Reading]:
     found = []
     for m in _PLAIN.finditer(masked):
+        if _LEADING_ZERO.match(m["a"]):
+            continue  # "00", "0123": an identifier, read literally as a code
         a = parse_number(m["a"], language)
         if a is None:
             continue

@@ -10,7 +10,7 @@ row holds:
 | 2 | kind | the kinds are equal, or the claim is a plain count and the fact an amount, quantity, duration or count (the answer left the unit out), or the claim is a time and the fact a time range | ``different kind of number`` |
 | 3 | unit | the claim states no unit or currency, or the fact's is the same (a header's "Price (SEK)" counts as the fact's) | ``different unit`` |
 | 4 | period | the claim states no period, or the fact's is the same ("per år", "i månaden", "an hour", "Årsavgift") | ``different period`` |
-| 5 | topic | among the candidates passing rows 1-4, the fact's line, row, header, headings and lead-in share the most terms with the claim's sentence and the question (weekdays and letters not counted; another number of the same line counts), and at least one (phone numbers, dates and codes name themselves: none needed); facts in the other language are candidates only when none in the claim's language shares any | ``supporting line is about something else`` |
+| 5 | topic | among the candidates passing rows 1-4, the fact's line, row, header, headings and lead-in share the most terms with the claim's sentence and the question (weekdays and letters not counted; another number of the same line counts), and at least one (none needed for phone numbers, dates and codes, which name themselves, nor when the sentence and question name nothing but weekdays or letters); facts in the other language are candidates only when the claim's language has none | ``supporting line is about something else`` |
 | 6 | subject | no other fact with another value that the claim could be stated from (same kind, period and unit, or a measure in any unit; anywhere in the KB) matches the claim's own clause (then clause and lead: "Basic har 99,5 % och svar inom 4 timmar") better than the fact's subject does while naming something the fact's subject lacks: "zon A" cannot take zone B's price, "fredagar" cannot take Monday's hours, "carbon frames" cannot take the aluminium frame's warranty | ``wrong subject`` |
 
 Terms are lemmas and compound parts (:mod:`grounding.terms`); values are
@@ -101,7 +101,11 @@ def conflicting_terms(claim: Claim, fact: Fact, siblings: Iterable[Fact]) -> fro
 def topic_score(claim: Claim, fact: Fact, question_terms: frozenset[str] = frozenset()) -> int:
     """How many content terms the claim's sentence and the question share with the fact's context."""
     shared = (claim.subject | question_terms) & fact.context
-    return sum(1 for term in shared if not term.startswith(("weekday:", "#")))
+    return sum(1 for term in shared if _counts_for_topic(term))
+
+
+def _counts_for_topic(term: str) -> bool:
+    return not term.startswith(("weekday:", "#"))
 
 
 def on_topic(
@@ -111,11 +115,12 @@ def on_topic(
     scored = [(topic_score(claim, fact, question_terms), fact) for fact in candidates]
     same = [(score, fact) for score, fact in scored if fact.language == claim.language]
     best = max((score for score, _ in same), default=0)
-    if best == 0 and claim.kind in SELF_NAMING:
+    if best > 0:
+        return [fact for score, fact in same if score == best]
+    says_nothing = not any(_counts_for_topic(term) for term in claim.subject | question_terms)
+    if claim.kind in SELF_NAMING or says_nothing or not same:
         return [fact for _, fact in scored]
-    if best == 0:
-        return [fact for _, fact in scored if fact.language != claim.language]
-    return [fact for score, fact in same if score == best]
+    return []
 
 
 def stated_alike(claim: Claim, fact: Fact) -> str | None:

@@ -32,9 +32,8 @@ def _noise() -> frozenset[str]:
     words: set[str] = set()
     for field in ("currencies", "units", "periods", "period_adverbs", "months"):
         words |= set(merged(field))
-    words |= (
-        set(merged("per_markers")) | set(merged("clock_markers")) | set(merged("time_suffixes"))
-    )
+    for field in ("per_markers", "clock_markers", "time_suffixes", "answer_words"):
+        words |= set(merged(field))
     words |= {word for phrase in merged("percent_words") for word in phrase.split()}
     return frozenset(words) | STOPWORDS
 
@@ -56,22 +55,30 @@ def _known(word: str, language: str) -> bool:
 
 @lru_cache(maxsize=65536)
 def word_terms(word: str, language: str) -> tuple[str, ...]:
-    """The terms of one lower-case word: its lemma, and its parts when it is a compound."""
+    """The terms of one lower-case word: its lemma, and its parts when it is a compound.
+
+    A dictionary word is split as its lemma, so every form of it gives the same
+    parts ("villkoren" and "villkor" alike), and only after a head of four
+    letters or more; a word the dictionary lacks ("bygglovsavgiften") is split
+    as written, its tail lemmatised.
+    """
     if word in _NOISE:
         return ()
     lemma = _lemma(word, language)
     if lemma in _NOISE:
         return ()
-    split = (
-        _split(word, language)
-        if len(word) >= _MIN_COMPOUND and _LINKING.get(language) is not None
-        else None
-    )
-    if split is None or (_known(word, language) and len(split[1]) < _MIN_KNOWN_HEAD):
-        # A dictionary word splits only after a longer head: "öppet|tider", not "lag|ring".
+    if len(word) < _MIN_COMPOUND or _LINKING.get(language) is None:
         return (lemma,)
-    cut, head, tail = split
-    if not _known(word, language):
+    if _known(word, language):
+        split = _split(lemma, language, lemmatise_tail=False)
+        if split is None or len(split[1]) < _MIN_KNOWN_HEAD:
+            return (lemma,)
+        _, head, tail = split
+    else:
+        split = _split(word, language)
+        if split is None:
+            return (lemma,)
+        cut, head, tail = split
         lemma = word[:cut] + tail  # "bygglovsavgiften" -> "bygglovsavgift"
     return tuple(dict.fromkeys(t for t in (lemma, head, tail) if t not in _NOISE))
 
@@ -91,7 +98,7 @@ def split_compound(word: str, language: str) -> tuple[str, ...]:
 
 
 @lru_cache(maxsize=65536)
-def _split(word: str, language: str) -> tuple[int, str, str] | None:
+def _split(word: str, language: str, *, lemmatise_tail: bool = True) -> tuple[int, str, str] | None:
     """(where the tail starts, head, tail lemma), or None.
 
     The longest known tail wins (the tail is what a compound names); the head
@@ -110,7 +117,11 @@ def _split(word: str, language: str) -> tuple[int, str, str] | None:
             if _known(candidate, language) or (
                 len(candidate) >= _MIN_COMPOUND and _split(candidate, language)
             ):
-                return cut, _lemma(candidate, language), _lemma(tail, language)
+                return (
+                    cut,
+                    _lemma(candidate, language),
+                    _lemma(tail, language) if lemmatise_tail else tail,
+                )
     return None
 
 

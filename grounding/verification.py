@@ -190,15 +190,18 @@ class AnswerChecker:
     def _siblings(self, claim: Claim, fact: Fact) -> list[Fact]:
         """The facts of ``fact``'s kind that share a term with the claim's clause.
 
-        For a fact in the other language, only facts in that language: the
-        claim's words can't match the fact's own, so only names shared
-        across languages may tell them apart.
+        For a fact in the other language, facts in that language, and facts in
+        the claim's language only when their subject covers the claim's whole
+        clause: the claim's words can't match the fact's own, so a partial
+        match in the claim's language proves nothing.
         """
         found: dict[int, Fact] = {}
         for term in claim.qualifiers | claim.lead:
             for other in self.facts.qualified_by(term, fact.kind):
                 if fact.language == claim.language or other.language == fact.language:
                     found[id(other)] = other
+                elif claim.qualifiers <= other.subject:
+                    found[id(other)] = other  # says all the claim says, in the claim's language
         return list(found.values())
 
     def _check(self, claim: Claim) -> NumberCheck:

@@ -30,6 +30,7 @@ class Lexicon:
     percent_words: tuple[str, ...]  # "procent", "per cent"
     clock_markers: frozenset[str]  # "kl", "klockan": a bare hour after one is a time
     ordinal_words: dict[str, int]  # "andra" -> 2, "third" -> 3
+    answer_words: frozenset[str]  # "ja", "yes": carry no subject
     time_suffixes: frozenset[str]  # "am", "pm": words that belong to a time
     range_words: frozenset[str]  # "till", "to": between the two ends of a range
     conjunctions: frozenset[str]  # where one clause of a line ends and the next begins
@@ -62,6 +63,7 @@ def _lexicon(module: ModuleType) -> Lexicon:
         percent_words=tuple(module.PERCENT_WORDS),
         clock_markers=frozenset(module.CLOCK_MARKERS),
         ordinal_words=module.ORDINAL_WORDS,
+        answer_words=frozenset(module.ANSWER_WORDS),
         time_suffixes=frozenset(module.TIME_SUFFIXES),
         range_words=frozenset(module.RANGE_WORDS),
         conjunctions=frozenset(module.CONJUNCTIONS),

@@ -23,7 +23,8 @@ UNITS = {
     "kw": "kW", "w": "W", "watt": "W", "watts": "W", "v": "V", "volt": "V", "a": "A",
     "amp": "A", "amps": "A", "mah": "mAh", "gb": "GB", "tb": "TB", "mb": "MB",
     "mbit/s": "Mbit/s", "mbps": "Mbit/s", "gbps": "Gbit/s", "sq m": "m2", "m2": "m2",
-    "m²": "m2", "degrees": "degree", "°c": "degC",
+    "m²": "m2", "degrees": "degree", "°c": "degC", "percentage point": "pp",
+    "percentage points": "pp", "points": "pp",
 }  # fmt: skip
 
 PERIODS = {
@@ -47,3 +48,4 @@ COMPOUNDS = False
 TIME_SUFFIXES = ("am", "pm", "a.m", "p.m", "o'clock")
 ORDINAL_WORDS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6,
                  "seventh": 7, "eighth": 8, "ninth": 9, "tenth": 10}  # fmt: skip
+ANSWER_WORDS = ("yes", "no", "ok", "okay", "sure")  # "Ja, ...": say nothing of a subject

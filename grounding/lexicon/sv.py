@@ -21,6 +21,7 @@ UNITS = {
     "kwh": "kWh", "wh": "Wh", "kw": "kW", "w": "W", "watt": "W", "v": "V", "volt": "V",
     "a": "A", "ampere": "A", "mah": "mAh",
     "gb": "GB", "tb": "TB", "mb": "MB", "kb": "kB", "mbit/s": "Mbit/s", "gbit/s": "Gbit/s",
+    "procentenhet": "pp", "procentenheter": "pp",
     "kvm": "m2", "m2": "m2", "m²": "m2", "kvadratmeter": "m2", "grader": "degree", "°c": "degC",
 }  # fmt: skip
 
@@ -47,3 +48,4 @@ COMPOUNDS = True
 TIME_SUFFIXES = ()
 ORDINAL_WORDS = {"första": 1, "andra": 2, "tredje": 3, "fjärde": 4, "femte": 5, "sjätte": 6,
                  "sjunde": 7, "åttonde": 8, "nionde": 9, "tionde": 10}  # fmt: skip
+ANSWER_WORDS = ("ja", "nej", "jo", "okej", "ok")  # "Ja, ...": say nothing of a subject
