@@ -89,12 +89,15 @@ _FACT_FIELDS = (
 )
 
 
+_KINDS = {kind.value: kind for kind in Kind}  # a dict lookup, not Enum's call, per row
+
+
 def _load_facts() -> list[Fact]:
     rows = KBFact.objects.order_by("document__path", "ordinal").values_list(*_FACT_FIELDS)
     return [
         Fact(
             value=value,
-            kind=Kind(kind),
+            kind=_KINDS[kind],
             unit=unit or None,
             period=period or None,
             subject=frozenset(subject),
