@@ -39,6 +39,11 @@ def kb_dir(write_kb):
     )
 
 
+def _ids(model, path: str) -> list[int]:
+    """The ids of ``model``'s rows (chunks or facts) of the document at ``path``."""
+    return list(model.objects.filter(document__path=path).values_list("id", flat=True))
+
+
 def _version() -> int:
     return KBIndexState.objects.get().version
 
@@ -110,9 +115,7 @@ def test_unchanged_run_writes_nothing_and_keeps_the_version(kb_dir, django_asser
 def test_changed_file_replaces_its_chunks_only(kb_dir):
     """A changed file gets new chunks; other files keep theirs; the version moves."""
     kb_reindex(kb_dir=kb_dir)
-    contact_chunks = list(
-        KBChunk.objects.filter(document__path="kb/support/contact.md").values_list("id", flat=True)
-    )
+    contact_chunks = _ids(KBChunk, "kb/support/contact.md")
     (kb_dir / "pricing.md").write_text(PRICING.replace("399", "449"), encoding="utf-8")
     summary = kb_reindex(kb_dir=kb_dir)
     assert (summary.added, summary.changed, summary.unchanged, summary.removed) == (0, 1, 2, 0)
@@ -120,14 +123,7 @@ def test_changed_file_replaces_its_chunks_only(kb_dir):
     texts = KBChunk.objects.filter(document__path="kb/pricing.md").values_list("text", flat=True)
     assert any("449 kr" in t for t in texts)
     assert not any("399 kr" in t for t in texts)
-    assert (
-        list(
-            KBChunk.objects.filter(document__path="kb/support/contact.md").values_list(
-                "id", flat=True
-            )
-        )
-        == contact_chunks
-    )
+    assert _ids(KBChunk, "kb/support/contact.md") == contact_chunks
 
 
 @pytest.mark.django_db
@@ -298,9 +294,7 @@ def test_table_cells_are_stored_with_their_line_and_cell(write_kb):
 def test_changed_file_replaces_its_facts_and_unchanged_files_are_not_parsed(kb_dir, monkeypatch):
     """Only a changed file is parsed for facts again; the others keep their rows."""
     kb_reindex(kb_dir=kb_dir)
-    contact_facts = list(
-        KBFact.objects.filter(document__path="kb/support/contact.md").values_list("id", flat=True)
-    )
+    contact_facts = _ids(KBFact, "kb/support/contact.md")
     parsed = []
     real = services.extract_facts
     monkeypatch.setattr(
@@ -313,14 +307,7 @@ def test_changed_file_replaces_its_facts_and_unchanged_files_are_not_parsed(kb_d
         KBFact.objects.filter(document__path="kb/pricing.md").values_list("value", flat=True)
     )
     assert "449" in values and "399" not in values
-    assert (
-        list(
-            KBFact.objects.filter(document__path="kb/support/contact.md").values_list(
-                "id", flat=True
-            )
-        )
-        == contact_facts
-    )
+    assert _ids(KBFact, "kb/support/contact.md") == contact_facts
 
 
 @pytest.mark.django_db
