@@ -225,3 +225,19 @@ def _execute(*, execution: Execution, now: dt.datetime) -> ActionResult:
         )
         return ActionResult(success=False, ignored=False, message=message)
     return ActionResult(success=True, ignored=False, message=outcome.message)
+
+
+@transaction.atomic
+def suggestion_set_phone(
+    *, suggestion_id: str, conversation_id: uuid.UUID, phone: str, phone_e164: str
+) -> Suggestion:
+    """Give a pending suggestion the phone number the customer typed on its card.
+
+    Only while it is pending: once confirmed, rejected or expired the payload
+    is what was approved and stays as it is. Raises ``SuggestionNotFound``.
+    """
+    suggestion = _locked(suggestion_id=suggestion_id, conversation_id=conversation_id)
+    if suggestion.status == Suggestion.Status.PENDING:
+        suggestion.payload = {**suggestion.payload, "phone": phone, "phone_e164": phone_e164}
+        suggestion.save(update_fields=["payload"])
+    return suggestion

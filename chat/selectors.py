@@ -6,7 +6,7 @@ from django.conf import settings
 from django.db.models import F
 
 from chat.context import ConversationContext
-from chat.models import Conversation, Message
+from chat.models import Conversation, Feedback, Message
 
 
 def conversation_for_session(*, session_key: str) -> Conversation | None:
@@ -38,16 +38,36 @@ def conversation_context(*, session_key: str) -> ConversationContext:
 
 
 def conversation_transcript(*, conversation: Conversation) -> list[dict]:
-    """The conversation's messages as the chat page shows them, oldest first."""
+    """The conversation's messages as the chat page shows them, oldest first.
+
+    An answer carries its latest feedback (``{rating, reason, comment}``), so
+    the page shows the chosen thumb after a reload.
+    """
+    latest_feedback = {}
+    for feedback in Feedback.objects.filter(message__conversation=conversation).order_by(
+        "created_at", "id"
+    ):
+        latest_feedback[feedback.message_id] = {
+            "rating": feedback.rating,
+            "reason": feedback.reason,
+            "comment": feedback.comment,
+        }
     transcript = []
     for message in conversation.messages.order_by("created_at", "id"):
-        item = {"role": message.role, "text": message.text, "messageId": message.message_id}
+        item = {
+            "role": message.role,
+            "text": message.text,
+            "messageId": message.message_id,
+            "language": message.language,
+        }
         if message.role == Message.Role.ASSISTANT:
             item.update(
                 status=message.status, grounded=bool(message.grounded), citations=message.citations
             )
             if message.block_reason:
                 item["blocked"] = message.block_reason
+            if message.pk in latest_feedback:
+                item["feedback"] = latest_feedback[message.pk]
         transcript.append(item)
     return transcript
 

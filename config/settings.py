@@ -188,6 +188,17 @@ LLM_MAX_TOKENS = env.int("LLM_MAX_TOKENS", default=1024)
 LLM_PROMPT_TOKEN_BUDGET = env.int("LLM_PROMPT_TOKEN_BUDGET", default=6000)
 
 ACTION_WINDOW_SECONDS = env.int("ACTION_WINDOW_SECONDS", default=30)
+# The empty chat page's suggestion chips per page language ("|" between chips).
+CHAT_SUGGESTIONS = {
+    "sv": env(
+        "CHAT_SUGGESTIONS_SV",
+        default="Vad kostar premium?|Vad ingår i Business?|Ring mig på 070-123 45 67",
+    ).split("|"),
+    "en": env(
+        "CHAT_SUGGESTIONS_EN",
+        default="What does Premium cost?|What is included in Business?|Call me on 070-123 45 67",
+    ).split("|"),
+}
 SMS_BACKEND = env("SMS_BACKEND", default="actions.sms.ConsoleBackend")
 
 WS_RATE_LIMIT = env("WS_RATE_LIMIT", default="20/10")
