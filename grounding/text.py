@@ -24,7 +24,6 @@ import re
 from collections.abc import Container
 from functools import lru_cache
 
-import simplemma
 import Stemmer
 from bm25s.stopwords import STOPWORDS_EN, STOPWORDS_SWEDISH
 
@@ -195,10 +194,7 @@ def content_terms(text: str) -> list[str]:
 
 
 def detect_language(text: str) -> str:
-    """``"sv"`` or ``"en"``: by marker words and å/ä/ö, then simplemma's dictionaries.
-
-    Swedish when still unsure.
-    """
+    """``"sv"`` or ``"en"``: by marker words, then by å/ä/ö; Swedish when unsure."""
     if not words(text):
         return SWEDISH
     sv = 1 if _SWEDISH_LETTERS.search(text) else 0
@@ -210,9 +206,4 @@ def detect_language(text: str) -> str:
         en += word in _EN_MARKERS
     if sv != en:
         return SWEDISH if sv > en else ENGLISH
-    # Undecided by the markers: simplemma's dictionaries tell which language knows more words.
-    ranked = simplemma.langdetect(text, lang=(SWEDISH, ENGLISH))
-    best, score = ranked[0]
-    if best == ENGLISH and score > dict(ranked).get(SWEDISH, 0.0):
-        return ENGLISH
     return SWEDISH
