@@ -1,3 +1,5 @@
+from django.contrib.admin.views.decorators import staff_member_required
+from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
@@ -29,3 +31,11 @@ def chat_history(request: HttpRequest) -> JsonResponse:
             "suggestions": [s.as_frame() for s in suggestions],
         }
     )
+
+
+@staff_member_required
+def staff_console(request: HttpRequest) -> HttpResponse:
+    """The staff console: the live handoff queue; after the admin login, with the permission."""
+    if not request.user.has_perm("chat.handle_handoff"):
+        raise PermissionDenied
+    return render(request, "staff/console.html", {"staff_name": request.user.get_username()})
