@@ -295,6 +295,8 @@ def canonical(number: Decimal) -> str:
 def _plain(text: str, masked: str, language: str) -> list[Reading]:
     found = []
     for m in _PLAIN.finditer(masked):
+        if found and m.start() < found[-1].end:
+            continue  # inside the unit of the number before ("0 m2")
         if _LEADING_ZERO.match(m["a"]):
             continue  # "00", "0123": an identifier, read literally as a code
         a = parse_number(m["a"], language)
