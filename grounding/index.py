@@ -18,9 +18,7 @@ import bm25s
 import numpy as np
 
 from grounding.lookup import FactLookup, FactTable
-from grounding.numbers import Number, contains_digit, extract_numbers, supports
 from grounding.snippets import Snippet
-from grounding.subjects import kb_subjects
 from grounding.text import (
     LANGUAGES,
     STOPWORDS,
@@ -90,7 +88,7 @@ def _phrase(text: str) -> tuple[frozenset[str], ...]:
 
 
 class KBIndex:
-    """BM25 over chunk records, with category detection and number locations."""
+    """BM25 over chunk records, with category detection and the KB's facts."""
 
     def __init__(
         self,
@@ -127,9 +125,6 @@ class KBIndex:
             for phrase in phrases:
                 for term in phrase[0]:
                     self._phrases_by_term[term].append((category, phrase))
-        self.subjects: frozenset[str] = kb_subjects(r.text for r in self.records)
-        self._locations: dict[str, list[tuple[Number, str, int, str]]] | None = None
-        self._locations_lock = threading.Lock()
 
     def __len__(self) -> int:
         return len(self.records)
@@ -307,39 +302,3 @@ class KBIndex:
             category=record.category,
             chunk_id=record.chunk_id,
         )
-
-    # --- number locations -------------------------------------------------------
-
-    def locate(self, number: Number) -> list[dict]:
-        """Every KB line, as ``{file, line, text}``, with a number that supports ``number``."""
-        seen: set[tuple[str, int]] = set()
-        found = []
-        for candidate, file, line, text in self._number_locations().get(number.lookup_key, []):
-            if (file, line) in seen or not supports(number, candidate):
-                continue
-            seen.add((file, line))
-            found.append({"file": file, "line": line, "text": text})
-        return found
-
-    def _number_locations(self) -> dict[str, list[tuple[Number, str, int, str]]]:
-        # Built on first use: only a rejected answer asks, and building costs a
-        # number parse of every line with a digit, which a reload should not pay.
-        if self._locations is not None:
-            return self._locations
-        with self._locations_lock:
-            if self._locations is None:
-                self._locations = self._build_locations()
-        return self._locations
-
-    def _build_locations(self) -> dict[str, list[tuple[Number, str, int, str]]]:
-        locations: dict[str, list[tuple[Number, str, int, str]]] = defaultdict(list)
-        done: set[tuple[str, int, str]] = set()  # overlapping chunks share lines
-        for record in self.records:
-            for offset, text in enumerate(record.text.split("\n")):
-                line = record.start_line + offset
-                if (record.file, line, text) in done or not contains_digit(text):
-                    continue
-                done.add((record.file, line, text))
-                for found in extract_numbers(text):
-                    locations[found.lookup_key].append((found, record.file, line, text))
-        return dict(locations)

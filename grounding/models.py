@@ -19,7 +19,10 @@ class KBDocument(models.Model):
     category = models.CharField(max_length=100, blank=True, db_index=True)
     keywords = models.JSONField(default=list, blank=True)
     language = models.CharField(max_length=2, choices=Language.choices, default=Language.SWEDISH)
-    content_hash = models.CharField(max_length=64, help_text="SHA-256 of the file's bytes.")
+    content_hash = models.CharField(
+        max_length=64,
+        help_text="SHA-256 of the file's bytes and of the code that reads facts from them.",
+    )
     indexed_at = models.DateTimeField()
 
     class Meta:
@@ -62,7 +65,7 @@ class KBChunk(models.Model):
 
 
 class FactKind(models.TextChoices):
-    """What a number of the KB is; the values of ``grounding.facts.FactKind``."""
+    """What a number of the KB is; the values of ``grounding.facts.Kind``."""
 
     AMOUNT = "amount", "amount"
     PERCENTAGE = "percentage", "percentage"
@@ -108,7 +111,9 @@ class KBFact(models.Model):
         default=list, blank=True, help_text="Terms of its line and headings."
     )
     line = models.PositiveIntegerField(help_text="1-based line in the file.")
-    cell_row = models.PositiveIntegerField(null=True, blank=True, help_text="Row in its table.")
+    cell_row = models.PositiveIntegerField(
+        null=True, blank=True, help_text="Row in its table (the header row is 0)."
+    )
     cell_column = models.PositiveIntegerField(
         null=True, blank=True, help_text="Column in its table."
     )

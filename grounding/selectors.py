@@ -13,7 +13,7 @@ from datetime import datetime
 from channels.db import database_sync_to_async
 from django.conf import settings
 
-from grounding.facts import Fact, FactKind
+from grounding.facts import Fact, Kind
 from grounding.index import ChunkRecord, KBIndex
 from grounding.lookup import FactTable
 from grounding.models import KBChunk, KBDocument, KBFact, KBIndexState
@@ -89,12 +89,15 @@ _FACT_FIELDS = (
 )
 
 
+_KINDS = {kind.value: kind for kind in Kind}  # a dict lookup, not Enum's call, per row
+
+
 def _load_facts() -> list[Fact]:
     rows = KBFact.objects.order_by("document__path", "ordinal").values_list(*_FACT_FIELDS)
     return [
         Fact(
             value=value,
-            kind=FactKind(kind),
+            kind=_KINDS[kind],
             unit=unit or None,
             period=period or None,
             subject=frozenset(subject),

@@ -7,9 +7,12 @@ Server processes notice the new version and reload (see ``selectors``).
 """
 
 import hashlib
+import importlib.util
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from functools import cache
+from importlib import metadata
 from pathlib import Path, PurePosixPath
 
 from django.conf import settings
@@ -94,7 +97,43 @@ def read_kb_dir(kb_dir: Path) -> dict[str, SourceFile]:
 
 
 def _hash(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
+    return hashlib.sha256(data + extractor_fingerprint().encode()).hexdigest()
+
+
+# What decides a file's chunks and facts besides its bytes: these modules and libraries.
+_EXTRACTOR_MODULES = (
+    "grounding.chunking",
+    "grounding.facts",
+    "grounding.notation",
+    "grounding.clauses",
+    "grounding.terms",
+    "grounding.text",
+    "grounding.phones",
+    "grounding.lexicon",
+)
+_EXTRACTOR_LIBRARIES = ("markdown-it-py", "babel", "simplemma", "phonenumbers", "PyStemmer")
+
+
+@cache
+def extractor_fingerprint() -> str:
+    """A digest of the code that turns a file into chunks and facts.
+
+    Part of every document's stored hash: after an upgrade that changes how
+    facts are read, the next reindex treats every file as changed and stores
+    facts the new checker understands, instead of keeping stale ones.
+    """
+    digest = hashlib.sha256()
+    for name in _EXTRACTOR_MODULES:
+        spec = importlib.util.find_spec(name)
+        if spec is None or spec.origin is None:
+            continue
+        path = Path(spec.origin)
+        files = sorted(path.parent.glob("*.py")) if path.name == "__init__.py" else [path]
+        for file in files:
+            digest.update(file.read_bytes())
+    for library in _EXTRACTOR_LIBRARIES:
+        digest.update(f"{library}=={metadata.version(library)}".encode())
+    return digest.hexdigest()
 
 
 def _plan(sources: dict[str, SourceFile], existing: dict[str, tuple[int, str]]) -> _Plan:

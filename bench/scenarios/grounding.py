@@ -165,9 +165,15 @@ def reindex(kb_dir: Path, files: int, database: Path) -> dict:
         )
         times[f"{label}_command_line"] = round(time.perf_counter() - started, 3)
 
-    from grounding.models import KBChunk
+    from grounding.models import KBChunk, KBFact
 
-    return {"files": files, "bytes": size, "chunks": KBChunk.objects.count(), "seconds": times}
+    return {
+        "files": files,
+        "bytes": size,
+        "chunks": KBChunk.objects.count(),
+        "facts": KBFact.objects.count(),
+        "seconds": times,
+    }
 
 
 def main() -> None:

@@ -178,3 +178,12 @@ def test_a_missing_kb_dir_is_an_error(case_file, tmp_path):
     """A --kb-dir that does not exist ends the command with an error."""
     output, status = run(case_file(GROUNDED), "--kb-dir", tmp_path / "missing")
     assert status == 1 and "not found" in output
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_miss_lists_the_kb_lines_that_state_its_number(kb, case_file):
+    """A number the KB states for another subject is shown with the line that states it."""
+    swapped = {**MISSED_GROUNDED, "answer": "Basic kostar 399 kr/månad."}
+    output, _ = run(case_file(swapped), "--kb-dir", kb)
+    assert "expected grounded, got WITHHELD" in output
+    assert "in the KB: kb/pricing.md:3 - Premium kostar 399 kr/månad." in output
