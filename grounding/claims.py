@@ -12,8 +12,7 @@ from dataclasses import dataclass
 from grounding.clauses import clauses_of
 from grounding.facts import value_keys
 from grounding.notation import Kind, read_numbers
-from grounding.terms import terms
-from grounding.text import detect_language
+from grounding.terms import terms, text_language
 
 _LIST_MARKER = re.compile(r"\s*(?:[-*]\s+)?(\d{1,2})[.)]\s")
 
@@ -39,7 +38,7 @@ class Claim:
 
 def extract_claims(text: str, *, language: str | None = None) -> list[Claim]:
     """Every number of ``text`` (one sentence, or more) as a ``Claim``."""
-    language = language or detect_language(text)
+    language = language or text_language(text)
     readings = read_numbers(text, language)
     if not readings:
         return []

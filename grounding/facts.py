@@ -82,7 +82,9 @@ class Fact:
         return value_keys(self.kind, self.value)
 
 
-_MARKDOWN = MarkdownIt("commonmark").enable("table")
+# Block structure only: facts read each block's raw text, so the inline parse (emphasis, links),
+# the larger part of markdown-it's cost, is switched off.
+_MARKDOWN = MarkdownIt("commonmark").enable("table").disable(["inline", "text_join"])
 _CURRENCIES = merged("currencies")
 _UNITS = merged("units")
 

@@ -148,7 +148,14 @@ def _free(masked: str, start: int, end: int) -> bool:
     return "\x00" not in masked[start:end]
 
 
+# Only text with a run like a phone number's (a "+" or "0", then seven digits or more with
+# separators) goes to phonenumbers' matcher, which costs far more than this scan.
+_PHONE_HINT = re.compile(r"(?<!\d)\(?[+0]\d[\d \u00a0()\-]{5,}\d")
+
+
 def _phones(text: str, masked: str, language: str) -> list[Reading]:
+    if not _PHONE_HINT.search(masked):
+        return []
     return [
         Reading(p.text, p.start, p.end, Kind.PHONE, p.e164)
         for p in find_phones(text)
@@ -288,6 +295,8 @@ def canonical(number: Decimal) -> str:
 def _plain(text: str, masked: str, language: str) -> list[Reading]:
     found = []
     for m in _PLAIN.finditer(masked):
+        if found and m.start() < found[-1].end:
+            continue  # inside the unit of the number before ("0 m2")
         if _LEADING_ZERO.match(m["a"]):
             continue  # "00", "0123": an identifier, read literally as a code
         a = parse_number(m["a"], language)

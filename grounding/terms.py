@@ -20,7 +20,7 @@ from functools import lru_cache
 import simplemma
 
 from grounding.lexicon import LEXICONS, merged
-from grounding.text import STOPWORDS
+from grounding.text import ENGLISH, STOPWORDS, SWEDISH, detect_language
 
 _TOKEN = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?|[–—-]|\bto\b|\btill\b", re.IGNORECASE)
 _MIN_COMPOUND = 7
@@ -161,6 +161,24 @@ def terms(text: str, language: str) -> frozenset[str]:
             found.add(f"n:{_ORDINALS[word]}")  # "andra barnet" is "Barn 2"
         found.update(word_terms(word, language))
     return frozenset(found)
+
+
+def text_language(text: str) -> str:
+    """``"sv"`` or ``"en"`` for reading an answer's numbers and words.
+
+    The chat's marker-based ``detect_language`` first; where it has no markers to go by
+    (it then says Swedish), simplemma's dictionaries decide by which language knows more
+    of the words ("Payment terms: 30 days net").
+    """
+    language = detect_language(text)
+    if language == SWEDISH and not _SWEDISH_SIGNS.search(text):
+        ranked = dict(simplemma.langdetect(text, lang=(SWEDISH, ENGLISH)))
+        if ranked.get(ENGLISH, 0.0) > ranked.get(SWEDISH, 0.0):
+            return ENGLISH
+    return language
+
+
+_SWEDISH_SIGNS = re.compile(r"[åäöÅÄÖ]")
 
 
 def _days_between(first: int, last: int) -> list[int]:

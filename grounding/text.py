@@ -24,7 +24,6 @@ import re
 from collections.abc import Container
 from functools import lru_cache
 
-import simplemma
 import Stemmer
 from bm25s.stopwords import STOPWORDS_EN, STOPWORDS_SWEDISH
 
@@ -81,17 +80,6 @@ _MIN_LOOSE_PART = 4  # parts of a compound of which only one part is known
 @lru_cache(maxsize=4)
 def _stemmer(language: str) -> Stemmer.Stemmer:
     return Stemmer.Stemmer("swedish" if language == SWEDISH else "english")
-
-
-def aligned_lower(text: str) -> str:
-    """``text`` in lower case, character for character, so positions stay valid.
-
-    The rare character whose lower case is longer (Turkish "İ") is kept as it is.
-    """
-    lowered = text.lower()
-    if len(lowered) == len(text):
-        return lowered
-    return "".join(ch if len(ch.lower()) != 1 else ch.lower() for ch in text)
 
 
 def words(text: str) -> list[str]:
@@ -195,10 +183,7 @@ def content_terms(text: str) -> list[str]:
 
 
 def detect_language(text: str) -> str:
-    """``"sv"`` or ``"en"``: by marker words and å/ä/ö, then simplemma's dictionaries.
-
-    Swedish when still unsure.
-    """
+    """``"sv"`` or ``"en"``: by marker words, then by å/ä/ö; Swedish when unsure."""
     if not words(text):
         return SWEDISH
     sv = 1 if _SWEDISH_LETTERS.search(text) else 0
@@ -210,9 +195,4 @@ def detect_language(text: str) -> str:
         en += word in _EN_MARKERS
     if sv != en:
         return SWEDISH if sv > en else ENGLISH
-    # Undecided by the markers: simplemma's dictionaries tell which language knows more words.
-    ranked = simplemma.langdetect(text, lang=(SWEDISH, ENGLISH))
-    best, score = ranked[0]
-    if best == ENGLISH and score > dict(ranked).get(SWEDISH, 0.0):
-        return ENGLISH
     return SWEDISH

@@ -31,8 +31,7 @@ from grounding.rule import (
     supports,
 )
 from grounding.snippets import Citation, Snippet, UnsupportedNumber
-from grounding.terms import terms
-from grounding.text import detect_language
+from grounding.terms import terms, text_language
 
 NO_SUPPORT = "No support"
 NUMBER_MISMATCH = "Verification failed: Number mismatch"
@@ -160,7 +159,7 @@ class AnswerChecker:
     ):
         self.snippets = tuple(snippets)
         self.facts = facts if facts is not None else FactTable.from_snippets(self.snippets)
-        self.language = detect_language(question) if question.strip() else None
+        self.language = text_language(question) if question.strip() else None
         self.question_terms = terms(question, self.language) if self.language else frozenset()
         self._context: dict[tuple[str, int], float] = {}  # (file, line) of retrieved lines -> score
         for snippet in self.snippets:
