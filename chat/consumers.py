@@ -30,13 +30,13 @@ from chat.composition import ChatServices, chat_services
 from chat.edge import client_address
 from chat.handoff import owner_group
 from chat.handoff_rules import asks_for_person
+from chat.logcontext import bind_conversation
 from chat.models import Handoff
 from chat.pipeline import Turn
 from chat.protocol import ErrorCode, ProtocolError, error_frame
 from chat.ratelimit import limiter_from_setting
 from chat.services import MessageNotFound
 from chat.turns import TurnRunner
-from config.logging import bind_conversation
 from grounding.broadcast import KB_GROUP
 
 logger = logging.getLogger(__name__)
@@ -64,6 +64,8 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         self.services = services or chat_services()
         # Every frame of a turn goes through the handoff gate (see _agent_frame).
         self.turns = TurnRunner(self._agent_frame)
+
+        self.turns = TurnRunner(self._send_turn_frame)
 
     # -- Channels' hooks -------------------------------------------------------
 
@@ -274,6 +276,11 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
             self.person = None
         await self.send_json(frame)
 
+    async def action_suggested(self, event: dict) -> None:
+        """Another tab of this conversation got a suggestion: show its card here too."""
+        if event["origin"] != self.channel_name:
+            await self.send_json(event["frame"])
+
     async def action_rejected(self, event: dict) -> None:
         """Another tab of this conversation declined an action: show it here too."""
         if event["origin"] != self.channel_name:
@@ -283,7 +290,7 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         """A reindex committed somewhere: load the new index now, not on the next question."""
         await self.services.refresh_index(version=event["version"])
 
-    # -- server shutdown (chat.lifecycle) --------------------------------------
+    # -- server shutdown (chat.shutdown) ----------------------------------------
 
     async def shut_down(self) -> None:
         """Server shutdown: stop the stream (recorded as interrupted), say so, close 1001."""
@@ -337,6 +344,12 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         self.closing = True
         await self.send_json(error_frame(code, message))
         await self.close(code=close_code)
+
+    async def _send_turn_frame(self, frame: dict) -> None:
+        """A turn's frame to this tab; a suggestion's card to the conversation's other tabs too."""
+        await self.send_json(frame)
+        if frame["type"] == "action_suggestion":
+            await self._tell_other_tabs("action.suggested", frame)
 
     async def _tell_other_tabs(self, event_type: str, frame: dict) -> None:
         await self.channel_layer.group_send(

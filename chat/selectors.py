@@ -5,8 +5,9 @@ from dataclasses import dataclass, field
 from django.conf import settings
 from django.db.models import F
 
+from actions.models import Suggestion
 from chat.context import ConversationContext
-from chat.models import Conversation, Feedback, Message
+from chat.models import Conversation, Feedback, Handoff, HandoffEvent, Message
 
 
 def conversation_for_session(*, session_key: str) -> Conversation | None:
@@ -77,7 +78,6 @@ def conversation_transcript(*, conversation: Conversation) -> list[dict]:
 def _handoff_transcript(conversation: Conversation) -> list[tuple]:
     """What the customer and a person wrote during a handoff (role "user" and "agent")."""
     from chat.handoff_rules import staff_name
-    from chat.models import HandoffEvent
 
     kinds = (HandoffEvent.Kind.CUSTOMER_MESSAGE, HandoffEvent.Kind.STAFF_MESSAGE)
     items = []
@@ -105,8 +105,6 @@ class TimelineTurn:
 
 def conversation_timeline(*, conversation: Conversation) -> list[TimelineTurn]:
     """The conversation's turns in order: question, answer, actions and feedback of each."""
-    from actions.models import Suggestion
-
     messages = list(
         conversation.messages.select_related("review__reviewed_by", "review__assignee")
         .prefetch_related("feedback")
@@ -156,8 +154,6 @@ def unanswered_questions(*, since, until) -> list[dict]:
 
 def handoff_position(*, handoff) -> int | None:
     """The handoff's place in the waiting queue (1 = next), None when it is not waiting."""
-    from chat.models import Handoff
-
     if handoff.status != Handoff.Status.WAITING:
         return None
     return (
@@ -172,7 +168,6 @@ def handoff_position(*, handoff) -> int | None:
 def handoff_owner(*, conversation_id) -> str | None:
     """The name of the person who owns the conversation now (the agent must send nothing)."""
     from chat.handoff_rules import staff_name
-    from chat.models import Handoff
 
     handoff = (
         Handoff.objects.filter(conversation_id=conversation_id, status=Handoff.Status.ACTIVE)
@@ -184,8 +179,6 @@ def handoff_owner(*, conversation_id) -> str | None:
 
 def handoff_queue() -> list[dict]:
     """Waiting and active handoffs as the staff console lists them, oldest request first."""
-    from chat.models import Handoff
-
     items = []
     position = 0
     handoffs = (
@@ -218,8 +211,6 @@ def handoff_queue() -> list[dict]:
 
 def handoff_history(*, conversation_id) -> list[dict]:
     """What staff read when they take a conversation: every message and handoff event in order."""
-    from chat.models import HandoffEvent
-
     rows = [
         {
             "role": message.role,
@@ -251,3 +242,15 @@ def handoff_history(*, conversation_id) -> list[dict]:
 def handoff_events(*, conversation) -> list:
     """The conversation's handoff events in order, for the timeline."""
     return list(conversation.handoff_events.select_related("staff").order_by("created_at", "id"))
+
+
+def user_message_text(*, conversation_id, message_id: str) -> str:
+    """The text of the conversation's user message ``message_id``; "" when there is none."""
+    source = (
+        Message.objects.filter(
+            conversation_id=conversation_id, message_id=message_id, role=Message.Role.USER
+        )
+        .order_by("created_at")
+        .first()
+    )
+    return source.text if source else ""

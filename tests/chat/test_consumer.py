@@ -354,14 +354,18 @@ async def test_same_browser_session_continues_the_conversation():
     await second.disconnect()
 
 
-async def test_rejection_reaches_every_tab_of_the_conversation():
-    """A rejection in one tab is broadcast through the conversation's group to the other."""
+async def test_rejection_and_new_cards_reach_every_tab_of_the_conversation():
+    """A new card and a rejection in one tab are broadcast through the conversation's group."""
     session = await _new_session()
     cookie = [(b"cookie", f"sessionid={session}".encode())]
     first = await open_socket(headers=cookie)
     sid = (await run_turn(first, "Ring mig på 070-123 45 67"))[-1]["suggestionId"]
     await audit.drain()
     second = await open_socket(headers=cookie)  # the conversation exists: it joins its group
+    # A new suggestion's card reaches the other tab as well.
+    later = (await run_turn(first, "Skapa ett ärende", message_id="m2"))[-1]
+    mirrored = await second.receive_json_from(timeout=5)
+    assert mirrored == later and mirrored["card"]["state"] == "pending"
     await first.send_json_to({"type": "reject_action", "suggestionId": sid})
     mine = await first.receive_json_from(timeout=5)
     theirs = await second.receive_json_from(timeout=5)
@@ -528,4 +532,21 @@ async def test_the_consumer_takes_its_services_from_as_asgi():
     ack = await ws.receive_json_from(timeout=5)
     assert ack == {"type": "feedback_received", "messageId": "anything", "rating": "up"}
     assert seen == ["anything"]
+    await ws.disconnect()
+
+
+async def test_a_ticket_confirmed_in_the_chat_holds_the_message_that_asked_for_it():
+    """The chat hands the actions app the customer's own words for the ticket."""
+    from asgiref.sync import sync_to_async
+
+    from actions.models import SupportTicket
+
+    ws = await open_socket()
+    text = "Skapa ärende: fakturan är fel"
+    sid = (await run_turn(ws, text, message_id="t-1"))[-1]["suggestionId"]
+    await audit.drain()
+    await ws.send_json_to({"type": "confirm_action", "suggestionId": sid})
+    assert (await ws.receive_json_from(timeout=5))["result"]["success"] is True
+    ticket = await sync_to_async(SupportTicket.objects.get)()
+    assert ticket.description == text
     await ws.disconnect()

@@ -83,7 +83,7 @@
   function setStatus(state) {
     statusEl.dataset.state = state;
     statusEl.textContent = state === "open" ? T.connected : state === "connecting" && !everOpen ? T.connecting : T.offline;
-    const down = state !== "open" && everOpen;
+    const down = state === "closed" || (state !== "open" && everOpen);
     banner.hidden = !down;
     if (down && !bannerText.dataset.custom) bannerText.textContent = T.offline;
   }
@@ -451,6 +451,7 @@
       cards.set(msg.suggestionId, card);
     }
     const state = msg.card || { state: "pending", phone: (msg.payload || {}).phone || "", needsPhone: false };
+    if (typeof state.secondsLeft === "number") card._expiresAt = Date.now() + state.secondsLeft * 1000;
     card._phone = state.phone || (msg.payload || {}).phone || "";
     card._needsPhone = !!state.needsPhone;
     setCardState(card, state);
@@ -610,9 +611,9 @@
     });
   }
 
-  // After a reconnect: how did the turns in flight end? The recorded turn says.
+  // After a reconnect: how did the turns in flight end? The recorded turn says. Cards
+  // decided meanwhile (in another tab, or expired) get their state too.
   async function reconcile() {
-    if (!awaiting.size && !unresolved.size) return;
     const data = await fetchHistory();
     if (!data) return;
     const answers = new Map();
