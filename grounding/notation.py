@@ -8,7 +8,7 @@ reading (what no form below explains becomes a ``code`` read literally).
 |---|---|---|---|
 | ``0571-48 20 00``, ``+46 18 420 55 00`` | phone | ``+46571482000`` | phonenumbers (region SE) |
 | ``2026-06-19``, ``2026/06/19``, ``19 juni 2026``, ``June 19, 2026``, ``December 24th, 2026``, ``24/12 2026`` | date | ``2026-06-19`` | month names from babel (sv, en) |
-| ``08.00–16.30``, ``8:00 am to 4:30 pm``, ``kl. 8–15``, ``9 am – 5 pm`` | time_range | ``08:00-16:30`` | 12-hour clock read; a bare hour only after a clock word or with am/pm |
+| ``08.00–16.30``, ``8:00 am to 4:30 pm``, ``kl. 8–15``, ``9 am – 5 pm``, ``mellan kl. 2 och 5`` | time_range | ``08:00-16:30`` | 12-hour clock read; a bare hour only after a clock word or with am/pm |
 | ``14:00``, ``2 pm``, ``klockan 06.00``, ``till 21.00`` | time | ``14:00`` | ``hh.mm`` is a time unless a currency, unit or percent sign makes it a decimal |
 | ``3 290 kr``, ``SEK 3,950``, ``EUR 52.90``, ``27500 SEK`` | amount | ``3290``, ``3950``, ``52.9`` | digit grouping and decimal mark by the text's locale (babel): ``1,500`` is 1500 in English, 1.5 in Swedish |
 | ``4,5 procent``, ``15 per cent``, ``60%`` | percentage | ``4.5`` | percent words from the lexicon |
@@ -99,6 +99,18 @@ _TIME_RANGE = re.compile(
     r"(?<![\d.,:])"
     + _time_pattern("1")
     + rf"{_SP}*(?:{_DASH}|(?:{_RANGE_WORDS})(?=\s)){_SP}*"
+    + _time_pattern("2")
+    + r"(?![\d.,:]\d)(?!\d)",
+    re.IGNORECASE,
+)
+_BETWEEN = "|".join(re.escape(w) for w in merged("range_openers"))
+_AND = "|".join(re.escape(w) for w in merged("range_joiners"))
+_CLOCK_WORDS = "|".join(re.escape(w.rstrip(".")) for w in merged("clock_markers"))
+# "mellan kl. 2 och 5", "between 9 and 11 am": a range opened by a word, not a dash.
+_BETWEEN_RANGE = re.compile(
+    rf"\b(?:{_BETWEEN}){_SP}+(?P<clock>(?:{_CLOCK_WORDS})\.?{_SP}*)?"
+    + _time_pattern("1")
+    + rf"{_SP}+(?:{_AND}){_SP}+(?:(?:{_CLOCK_WORDS})\.?{_SP}*)?"
     + _time_pattern("2")
     + r"(?![\d.,:]\d)(?!\d)",
     re.IGNORECASE,
@@ -221,7 +233,20 @@ def _decimal_context(masked: str, start: int, end: int) -> bool:
 
 def _time_ranges(text: str, masked: str, language: str) -> list[Reading]:
     found = []
+    for m in _BETWEEN_RANGE.finditer(masked):
+        clocked = m["clock"] or m["sep1"] == ":" or m["sep2"] == ":" or m["ampm1"] or m["ampm2"]
+        if not clocked:
+            continue
+        first = _hour(m["h1"], m["m1"], m["ampm1"] or _shared_ampm(m["h1"], m["h2"], m["ampm2"]))
+        last = _hour(m["h2"], m["m2"], m["ampm2"])
+        if first is not None and last is not None:
+            start = m.start("h1") - (len(m["clock"]) if m["clock"] else 0)
+            found.append(
+                Reading(text[start : m.end()], start, m.end(), Kind.TIME_RANGE, f"{first}-{last}")
+            )
     for m in _TIME_RANGE.finditer(masked):
+        if any(r.start <= m.start() < r.end for r in found):
+            continue
         ampm1, ampm2 = m["ampm1"], m["ampm2"]
         clocked = (m["sep1"] == ":" or m["sep2"] == ":") or (m["sep1"] and m["sep2"])
         if not (clocked or ampm1 or ampm2 or _after_clock_word(masked, m.start())):
