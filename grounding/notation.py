@@ -13,7 +13,7 @@ reading (what no form below explains becomes a ``code`` read literally).
 | ``3 290 kr``, ``SEK 3,950``, ``EUR 52.90``, ``27500 SEK`` | amount | ``3290``, ``3950``, ``52.9`` | digit grouping and decimal mark by the text's locale (babel): ``1,500`` is 1500 in English, 1.5 in Swedish |
 | ``4,5 procent``, ``15 per cent``, ``60%`` | percentage | ``4.5`` | percent words from the lexicon |
 | ``14 dagars``, ``3-year``, ``2 timmar`` | duration | ``14`` | unit from the lexicon (lemma, or a compound's head: "3-årsgaranti") |
-| ``15,2 kg``, ``370-literskärl``, ``80 km`` | quantity | ``15.2`` | unit from the lexicon |
+| ``15,2 kg``, ``10-literskanna``, ``80 km`` | quantity | ``15.2`` | unit from the lexicon |
 | ``1–3 år``, ``6 to 9`` | the kind of its unit | ``1-3`` | a range of two plain numbers |
 | ``671 80`` before a capitalised word | code | ``67180`` | a Swedish-style postcode |
 | anything else with digits (``24``, ``B2``, ``007``) | count / code | ``24``, ``b2``, ``007`` | a leading zero makes a code, read literally |
@@ -378,7 +378,7 @@ def _unit_after(masked: str, end: int) -> tuple[str | None, int]:
     m = _WORD_AFTER.match(masked, end)
     if not m:
         return None, end
-    if m.group(2):  # "3-year", "370-literskärl"
+    if m.group(2):  # "3-year", "10-literskanna"
         word = m.group(2)
         unit = _unit_word(word)
         if unit is None:
@@ -439,7 +439,7 @@ def find_period(window: str) -> str | None:
 
 
 def period_of_compound(word: str) -> str | None:
-    """The period a compound's head names: "årsavgift" -> year, "timtaxa" -> hour."""
+    """The period a compound's head names: "årsavgift" -> year, "timpris" -> hour."""
     for language in LEXICONS:
         head = first_part(word.lower(), language)
         if head is None:

@@ -40,7 +40,7 @@ class Lexicon:
     months: dict[str, int]  # every month name and abbreviation -> 1..12 (babel)
     weekdays: dict[str, int]  # every weekday name and plural -> 1..7 (babel + plural endings)
     compounds: bool  # whether the language writes compounds as one word
-    linking: str  # letters that may join the parts of a compound ("s" in "bygglovsavgift")
+    linking: str  # letters that may join the parts of a compound ("s" in "medlemsavgift")
 
 
 def _lexicon(module: ModuleType) -> Lexicon:
