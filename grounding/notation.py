@@ -123,6 +123,7 @@ _NUMBER = (
 _PLAIN = re.compile(
     rf"(?<![\d.,])(?P<a>{_NUMBER})(?:{_SP}?(?:{_DASH}|{_SP}(?:{_RANGE_WORDS}){_SP}){_SP}?(?P<b>{_NUMBER}))?(?![\d])"
 )
+_ANY_DIGIT = re.compile(r"\d")
 _LEADING_ZERO = re.compile(r"0\d")
 _DIGITS = re.compile(r"[\w-]*\d[\w-]*")
 _WORD_AFTER = re.compile(
@@ -139,7 +140,7 @@ def read_numbers(text: str, language: str) -> list[Reading]:
 
 @lru_cache(maxsize=8192)
 def _read(text: str, language: str) -> tuple[Reading, ...]:
-    if not any(ch.isdigit() for ch in text):
+    if not _ANY_DIGIT.search(text):
         return ()
     taken: list[Reading] = []
     masked = text
