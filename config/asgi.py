@@ -12,8 +12,10 @@ from channels.routing import ProtocolTypeRouter  # noqa: E402
 
 from config import daphne_guard, shutdown  # noqa: E402
 from config.websocket import websocket_application  # noqa: E402
+from grounding.terms import warm_up  # noqa: E402
 
 daphne_guard.install()
 shutdown.install()
+warm_up()  # the checker's dictionaries, loaded before the first turn needs them
 
 application = ProtocolTypeRouter({"http": django_asgi_app, "websocket": websocket_application()})

@@ -162,6 +162,13 @@ def terms(text: str, language: str) -> frozenset[str]:
     return frozenset(found)
 
 
+def warm_up() -> None:
+    """Load simplemma's dictionaries now (about a second), not in a customer's first turn."""
+    for language in LEXICONS:
+        terms("warm up", language)
+    text_language("warm up")
+
+
 def text_language(text: str) -> str:
     """``"sv"`` or ``"en"`` for reading an answer's numbers and words.
 
