@@ -164,7 +164,7 @@ def turns_record(*, records: list) -> int:
 
 @transaction.atomic
 def feedback_create(
-    *, conversation_id: uuid.UUID, message_id: str, rating: str, comment: str = ""
+    *, conversation_id: uuid.UUID, message_id: str, rating: str, comment: str = "", reason: str = ""
 ) -> Feedback:
     """Feedback on an assistant answer of this conversation."""
     message = (
@@ -176,7 +176,7 @@ def feedback_create(
     )
     if message is None:
         raise MessageNotFound(message_id)
-    feedback = Feedback(message=message, rating=rating, comment=comment)
+    feedback = Feedback(message=message, rating=rating, comment=comment, reason=reason)
     feedback.full_clean()
     feedback.save()
     return feedback

@@ -1,10 +1,30 @@
+from django.conf import settings
 from django.contrib.admin.views.decorators import staff_member_required
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
+from django.utils import timezone
+from django.utils.translation import get_language
 from django.views.decorators.http import require_GET
 
+from actions.selectors import suggestions_for_conversation
+from chat import texts
+from chat.action_cards import suggestion_frame
 from chat.selectors import conversation_for_session, conversation_transcript
+
+DEBUG_CHIP = "hallucinate: Vad kostar premium?"
+
+
+def suggestion_chips(language: str) -> list[str]:
+    """The empty page's suggestions: ``CHAT_SUGGESTIONS`` for the page's language.
+
+    The ``hallucinate`` chip (the mock LLM's invented price, to show the guard)
+    only with ``DJANGO_DEBUG=1``.
+    """
+    chips = list(settings.CHAT_SUGGESTIONS.get(language) or settings.CHAT_SUGGESTIONS["sv"])
+    if settings.DEBUG:
+        chips.append(DEBUG_CHIP)
+    return chips
 
 
 @require_GET
@@ -12,23 +32,39 @@ def chat_page(request: HttpRequest) -> HttpResponse:
     """The chat page; makes sure the browser has a session to bind its conversation to."""
     if not request.session.session_key:
         request.session.save()
-    return render(request, "chat/index.html")
+    language = get_language() or settings.LANGUAGE_CODE
+    context = {
+        "strings": texts.page_strings(),
+        "chips": suggestion_chips(language),
+        "page_config": {"language": language, "debug": settings.DEBUG},
+    }
+    return render(request, "chat/index.html", context)
 
 
 @require_GET
 def chat_history(request: HttpRequest) -> JsonResponse:
-    """This browser session's conversation so far (and only this session's)."""
+    """This browser session's conversation so far (and only this session's).
+
+    ``suggestions`` are the cards still waiting for an answer (as before);
+    ``actions`` are every card of the conversation with its state now.
+    """
     conversation = conversation_for_session(session_key=request.session.session_key or "")
     if conversation is None:
-        return JsonResponse({"conversationId": None, "messages": [], "suggestions": []})
-    from actions.selectors import suggestions_pending_for_conversation
-
-    suggestions = suggestions_pending_for_conversation(conversation_id=conversation.pk)
+        return JsonResponse(
+            {"conversationId": None, "messages": [], "suggestions": [], "actions": []}
+        )
+    now = timezone.now()
+    language = get_language() or conversation.language
+    cards = [
+        suggestion_frame(s, language=language, now=now)
+        for s in suggestions_for_conversation(conversation_id=conversation.pk)
+    ]
     return JsonResponse(
         {
             "conversationId": str(conversation.pk),
             "messages": conversation_transcript(conversation=conversation),
-            "suggestions": [s.as_frame() for s in suggestions],
+            "suggestions": [c for c in cards if c["card"]["state"] == "pending"],
+            "actions": cards,
         }
     )
 

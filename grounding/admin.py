@@ -75,17 +75,24 @@ class KBIndexStateAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
 
 
 NO_SUBJECT = "no subject"
-SHARED_LINE = "same kind and subject as another number on its line"
+SHARED_LINE = "another value on its line with the same kind, unit, period and subject"
 
 
 def _twin_on_line():
-    """Another fact of the same line, kind and subject: nothing tells the two apart."""
+    """Another value on the same line that nothing but the number tells apart.
+
+    Same kind, unit, period and subject: "från 2026-05-04 till 2026-09-25" or
+    "a 30-day right of return ... longer than the 14 days" under one subject.
+    One value in two notations, or SEK beside EUR, is no ambiguity.
+    """
     return KBFact.objects.filter(
         document=OuterRef("document"),
         line=OuterRef("line"),
         kind=OuterRef("kind"),
+        unit=OuterRef("unit"),
+        period=OuterRef("period"),
         subject_text=OuterRef("subject_text"),
-    ).exclude(pk=OuterRef("pk"))
+    ).exclude(value=OuterRef("value"))
 
 
 class AmbiguityFilter(admin.SimpleListFilter):

@@ -53,13 +53,13 @@ def test_bulk_delete_action_is_not_offered(admin_client, indexed):
 # --- facts --------------------------------------------------------------------
 
 
-def _fact(document, ordinal, value, *, line, subject="", kind="amount"):
+def _fact(document, ordinal, value, *, line, subject="", kind="amount", unit="SEK"):
     return KBFact.objects.create(
         document=document,
         ordinal=ordinal,
         value=value,
         kind=kind,
-        unit="SEK",
+        unit=unit,
         subject_text=subject,
         line=line,
         text=f"line {line}",
@@ -99,6 +99,10 @@ def test_ambiguity_flags_facts_without_subject_or_with_an_indistinguishable_twin
     _fact(indexed, 2, "14", line=10, subject="Hem", kind="duration")  # another kind
     _fact(indexed, 3, "99", line=11, subject="")  # no subject
     _fact(indexed, 4, "199", line=12, subject="Standard")  # clear
+    _fact(indexed, 5, "690", line=13, subject="Work")  # SEK beside EUR: the unit tells
+    _fact(indexed, 6, "62", line=13, subject="Work", unit="EUR")
+    _fact(indexed, 7, "+46184205500", line=14, subject="Phone", kind="phone", unit="")
+    _fact(indexed, 8, "+46184205500", line=14, subject="Phone", kind="phone", unit="")  # same value
 
     def values(query: str) -> set[str]:
         page = admin_client.get(reverse("admin:grounding_kbfact_changelist") + query)

@@ -7,6 +7,7 @@ from the repository root); under ``CI=true`` a missing set fails the run.
 """
 
 import os
+import sys
 from io import StringIO
 from pathlib import Path
 
@@ -66,3 +67,14 @@ def test_development_kb_cases_meet_the_targets(name):
     """Each development KB, indexed on its own: >= 95% grounded pass, every withheld withheld."""
     kb_dir = _dev_kb(name)
     _meets_targets(kb_dir / "cases.jsonl", kb_dir)
+
+
+def test_a_missing_development_set_fails_under_ci(monkeypatch, tmp_path):
+    """Under CI=true a missing development set is a failure, never a skip."""
+    monkeypatch.setattr(sys.modules[__name__], "DEV_SET", tmp_path)
+    monkeypatch.setenv("CI", "true")
+    with pytest.raises(pytest.fail.Exception, match="development set not found"):
+        _dev_kb("kommun")
+    monkeypatch.setenv("CI", "false")
+    with pytest.raises(pytest.skip.Exception):
+        _dev_kb("kommun")
