@@ -5,6 +5,7 @@ or raises ``ProtocolError`` with a stable ``code`` the client can rely on.
 """
 
 import json
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -70,6 +71,14 @@ Command = SendMessage | Cancel | ConfirmAction | RejectAction | GiveFeedback
 
 MAX_ID_CHARS = 100
 MAX_COMMENT_CHARS = 2000
+# Characters no database here can store: NUL (PostgreSQL text) and lone
+# surrogates (not encodable as UTF-8: SQLite, and every frame sent back).
+_UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
+
+
+def storable(value: str) -> bool:
+    """True when ``value`` can be stored and sent back as it is."""
+    return _UNSTORABLE.search(value) is None
 
 
 def parse_frame(
@@ -90,7 +99,7 @@ def parse_frame(
         raise ProtocolError(ErrorCode.TOO_LARGE, f"Frame exceeds {max_frame_bytes} bytes.")
     try:
         data = json.loads(text_data)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nested too deep
         raise ProtocolError(ErrorCode.INVALID_JSON, "Frame is not valid JSON.") from None
     if not isinstance(data, dict):
         raise ProtocolError(ErrorCode.INVALID_MESSAGE, "Frame must be a JSON object.")
@@ -109,6 +118,12 @@ def _string(data: dict, name: str, *, max_chars: int, required: bool = True, **f
         raise ProtocolError(
             ErrorCode.INVALID_MESSAGE, f"Field '{name}' must be a non-empty string.", **fields
         )
+    if not storable(value):
+        # Never echoed back: a lone surrogate cannot be encoded into a frame.
+        fields = {k: v for k, v in fields.items() if v != value}
+        raise ProtocolError(
+            ErrorCode.INVALID_MESSAGE, f"Field '{name}' contains NUL or a lone surrogate.", **fields
+        )
     if len(value) > max_chars:
         code = ErrorCode.TOO_LARGE if name == "text" else ErrorCode.INVALID_MESSAGE
         raise ProtocolError(code, f"Field '{name}' exceeds {max_chars} characters.", **fields)
@@ -118,10 +133,14 @@ def _string(data: dict, name: str, *, max_chars: int, required: bool = True, **f
 def _parse_message(data: dict, max_text_chars: int) -> SendMessage:
     message_id = data.get("id")
     if message_id is not None and (
-        not isinstance(message_id, str) or not message_id or len(message_id) > MAX_ID_CHARS
+        not isinstance(message_id, str)
+        or not message_id
+        or len(message_id) > MAX_ID_CHARS
+        or not storable(message_id)
     ):
         raise ProtocolError(
-            ErrorCode.INVALID_MESSAGE, f"Field 'id' must be a string of 1..{MAX_ID_CHARS} chars."
+            ErrorCode.INVALID_MESSAGE,
+            f"Field 'id' must be a string of 1..{MAX_ID_CHARS} storable chars.",
         )
     fields = {"messageId": message_id} if message_id else {}
     text = _string(data, "text", max_chars=max_text_chars, **fields)

@@ -1,4 +1,4 @@
-"""Two guards daphne lacks at the WebSocket edge.
+"""Four guards daphne lacks at the edge.
 
 1. A bound on what daphne buffers for a WebSocket client that does not read.
 
@@ -12,6 +12,19 @@ consumer's disconnect).
 lets an application send 1000 or 3000-4999, so daphne turns a close with
 1008 (policy: flood, too many connections), 1009 (too big) or 1001 (going
 away: shutdown) into an exception and a 1011. Those codes go out as sent.
+
+3. A close, not a TCP reset, for frames over daphne's size limit.
+Autobahn fails a connection whose message exceeds
+``--websocket-max-message-size`` by dropping the TCP connection
+(``failByDrop``, on by default); with it off (autobahn's public
+``setProtocolOptions``) the client gets a close frame with 1009 first.
+
+4. A shorter idle timeout for HTTP connections. A request that never
+completes (half-open, or headers sent a byte at a time with pauses) is held
+until Twisted's idle timeout, 60 s by default: 3,000 such connections were
+held for 40 s. ``HTTP_IDLE_TIMEOUT_SECONDS`` sets Twisted's public
+``HTTPFactory.timeOut``; a connection upgraded to a WebSocket is not
+affected (Twisted pauses the timeout while a request is being handled).
 
 Installed from ``config.asgi`` when daphne serves it.
 """
@@ -61,6 +74,25 @@ def install() -> bool:
         else:
             original_close(self, code)
 
+    from daphne.ws_protocol import WebSocketFactory
+
+    original_factory_init = WebSocketFactory.__init__
+
+    def factory_init(self, *args, **kwargs):
+        original_factory_init(self, *args, **kwargs)
+        self.setProtocolOptions(failByDrop=False)
+
+    WebSocketFactory.__init__ = factory_init
+
+    from daphne.http_protocol import HTTPFactory
+
+    original_http_init = HTTPFactory.__init__
+
+    def http_factory_init(self, *args, **kwargs):
+        original_http_init(self, *args, **kwargs)
+        self.timeOut = settings.HTTP_IDLE_TIMEOUT_SECONDS
+
+    HTTPFactory.__init__ = http_factory_init
     original_close = WebSocketProtocol.serverClose
     WebSocketProtocol.serverSend = server_send
     WebSocketProtocol.serverClose = server_close

@@ -41,6 +41,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # Probes answer first, whatever their Host header (config/health.py).
+    "config.health.ProbeMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -207,21 +209,40 @@ GC_FULL_COLLECTION_SECONDS = env.float("GC_FULL_COLLECTION_SECONDS", default=60.
 GC_YOUNG_THRESHOLD = env.int("GC_YOUNG_THRESHOLD", default=10_000)
 
 # --- Production security ----------------------------------------------------
-# Off by default so `make run` works on http://localhost. Behind TLS set
-# DJANGO_DEBUG=0, DJANGO_SECRET_KEY, ALLOWED_HOSTS and the variables below;
-# `manage.py check --deploy --fail-level WARNING` then passes.
+# DJANGO_DEBUG=0 declares production: secure cookies, HSTS and the SSL
+# redirect are on unless a variable turns one off, so with only DJANGO_DEBUG=0,
+# DJANGO_SECRET_KEY and ALLOWED_HOSTS `manage.py check --deploy --fail-level
+# WARNING` passes. Without DJANGO_DEBUG (`make run`, the tests) they stay off,
+# so the product works on http://localhost.
+PRODUCTION = "DJANGO_DEBUG" in os.environ and not DEBUG
 
-SECURE_SSL_REDIRECT = env.bool("DJANGO_SECURE_SSL_REDIRECT", default=False)
+SECURE_SSL_REDIRECT = env.bool("DJANGO_SECURE_SSL_REDIRECT", default=PRODUCTION)
 # Probes and scrapers call a process directly over plain HTTP.
-SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^metrics$"]
-SESSION_COOKIE_SECURE = env.bool("DJANGO_SESSION_COOKIE_SECURE", default=False)
-CSRF_COOKIE_SECURE = env.bool("DJANGO_CSRF_COOKIE_SECURE", default=False)
-SECURE_HSTS_SECONDS = env.int("DJANGO_SECURE_HSTS_SECONDS", default=0)
-SECURE_HSTS_INCLUDE_SUBDOMAINS = env.bool("DJANGO_SECURE_HSTS_INCLUDE_SUBDOMAINS", default=False)
-SECURE_HSTS_PRELOAD = env.bool("DJANGO_SECURE_HSTS_PRELOAD", default=False)
+SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^livez$", r"^readyz$", r"^metrics$"]
+SESSION_COOKIE_SECURE = env.bool("DJANGO_SESSION_COOKIE_SECURE", default=PRODUCTION)
+CSRF_COOKIE_SECURE = env.bool("DJANGO_CSRF_COOKIE_SECURE", default=PRODUCTION)
+SECURE_HSTS_SECONDS = env.int(
+    "DJANGO_SECURE_HSTS_SECONDS", default=60 * 60 * 24 * 365 if PRODUCTION else 0
+)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env.bool(
+    "DJANGO_SECURE_HSTS_INCLUDE_SUBDOMAINS", default=PRODUCTION
+)
+SECURE_HSTS_PRELOAD = env.bool("DJANGO_SECURE_HSTS_PRELOAD", default=PRODUCTION)
 # Only behind a proxy that terminates TLS and always sets X-Forwarded-Proto;
 # otherwise a client could claim https itself.
 if env.bool("DJANGO_SECURE_PROXY_SSL_HEADER", default=False):
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 # e.g. https://chat.example.com (scheme included), for the admin's forms.
 CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
+
+# Reverse proxies whose X-Forwarded-For is believed (addresses or CIDR ranges,
+# comma-separated, e.g. "127.0.0.1,10.0.0.0/8"). Empty: the peer is the client.
+# See chat/edge.py.
+TRUSTED_PROXIES = env.list("TRUSTED_PROXIES", default=[])
+
+# Seconds an HTTP connection may send nothing (a half-open or slow request)
+# before daphne drops it (config/daphne_guard.py; Twisted's default is 60).
+# The application's own time per request: daphne's --http-timeout (Makefile).
+HTTP_IDLE_TIMEOUT_SECONDS = env.int("HTTP_IDLE_TIMEOUT_SECONDS", default=15)
+# A readiness check slower than this counts as failed (config/health.py).
+READINESS_CHECK_TIMEOUT_SECONDS = env.float("READINESS_CHECK_TIMEOUT_SECONDS", default=1.0)

@@ -1,8 +1,8 @@
 from django.contrib import admin
+from django.contrib.auth.decorators import permission_required
 from django.urls import path
 
 from chat import views
-from config.health import healthz
 from config.metrics import metrics_view
 from grounding.preview import retrieval_preview
 
@@ -11,10 +11,13 @@ urlpatterns = [
     path("history/", views.chat_history, name="chat-history"),
     path(
         "admin/retrieval-preview/",
-        admin.site.admin_view(retrieval_preview),
+        admin.site.admin_view(
+            permission_required("grounding.preview_retrieval", raise_exception=True)(
+                retrieval_preview
+            )
+        ),
         name="retrieval-preview",
     ),
     path("admin/", admin.site.urls),
-    path("healthz", healthz, name="healthz"),
     path("metrics", metrics_view, name="metrics"),
 ]

@@ -76,13 +76,20 @@ def wait_for_port(
 
 
 @contextmanager
-def daphne_server(env: dict, port: int | None = None, *, log_path: Path | None = None):
+def daphne_server(
+    env: dict,
+    port: int | None = None,
+    *,
+    log_path: Path | None = None,
+    extra_args: tuple[str, ...] = (),
+):
     """Run the product on 127.0.0.1 as ``make run`` does; yields ``(port, process)``.
 
     Daphne on uvloop (``config.serve``); stopped afterwards.
 
     With ``log_path`` the product's log (daphne's stderr) is appended to that
     file, so a failing test can show it and a chatty server never fills a pipe.
+    ``extra_args`` go to daphne before the application (e.g. the Makefile's flags).
     """
     port = port or free_port()
     log = open(log_path, "ab") if log_path is not None else None  # noqa: SIM115
@@ -95,6 +102,7 @@ def daphne_server(env: dict, port: int | None = None, *, log_path: Path | None =
             "127.0.0.1",
             "-p",
             str(port),
+            *extra_args,
             "config.asgi:application",
         ],
         cwd=ROOT,

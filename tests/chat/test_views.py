@@ -18,6 +18,20 @@ def test_chat_page_serves_the_client_and_starts_a_session(client):
 
 
 @pytest.mark.django_db
+def test_page_view_that_never_chats_leaves_no_session_row(client):
+    """A cookieless GET / sets a session cookie but writes nothing to the session table."""
+    from django.contrib.sessions.models import Session
+
+    response = client.get("/")
+    assert response.cookies["sessionid"].value
+    assert Session.objects.count() == 0
+    # The same browser keeps its key on the next view.
+    again = client.get("/")
+    assert "sessionid" not in again.cookies
+    assert Session.objects.count() == 0
+
+
+@pytest.mark.django_db
 def test_static_client_is_served():
     """The page's script is served by the app itself (no collectstatic needed)."""
     response = Client().get("/static/chat/chat.js")
