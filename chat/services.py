@@ -6,7 +6,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from chat.fast_insert import insert_rows
-from chat.models import Conversation, Feedback, Message
+from chat.models import Conversation, Feedback, Message, session_hash
 
 
 class MessageNotFound(Exception):
@@ -16,9 +16,13 @@ class MessageNotFound(Exception):
 def conversation_touch(
     *, conversation_id: uuid.UUID, session_key: str = "", language: str = "sv"
 ) -> Conversation:
-    """Create the conversation on first use, else mark it active now."""
+    """Create the conversation on first use, else mark it active now.
+
+    ``session_key`` is the browser's; only its keyed hash is stored.
+    """
     conversation, created = Conversation.objects.get_or_create(
-        pk=conversation_id, defaults={"session_key": session_key, "language": language}
+        pk=conversation_id,
+        defaults={"session_hash": session_hash(session_key), "language": language},
     )
     if not created:
         Conversation.objects.filter(pk=conversation_id).update(
@@ -50,7 +54,7 @@ _MESSAGE_FIELDS = (
     "backend",
     "model",
 )
-_CONVERSATION_FIELDS = ("id", "session_key", "language", "started_at", "last_active_at")
+_CONVERSATION_FIELDS = ("id", "session_hash", "language", "started_at", "last_active_at")
 _USER, _ASSISTANT, _DONE = (
     Message.Role.USER.value,
     Message.Role.ASSISTANT.value,
@@ -130,7 +134,7 @@ def turns_record(*, records: list) -> int:
     insert_rows(
         Conversation,
         _CONVERSATION_FIELDS,
-        [(cid, r.session_key, r.language, now, now) for cid, r in latest.items()],
+        [(cid, session_hash(r.session_key), r.language, now, now) for cid, r in latest.items()],
         ignore_conflicts=True,
     )
     # Two plain UPDATEs (one per language), not bulk_update: its CASE per row

@@ -205,11 +205,11 @@ def turns_report(records: list | None = None) -> dict:
     """
     from django.db import connection
 
-    from chat.models import Conversation, Message
+    from chat.models import Conversation, Message, session_hash
     from chat.services import turns_record
 
     new_id = uuid.uuid4()
-    existing = Conversation.objects.create(session_key="old", language="sv")
+    existing = Conversation.objects.create(session_hash=session_hash("old"), language="sv")
     if records is None:
         records = sample_records(new_id, existing.pk)
     conversation_ids = {r.conversation_id: uuid.uuid4() for r in records}
@@ -247,15 +247,17 @@ def turns_report(records: list | None = None) -> dict:
         "column_differences": differences,
         "columns_compared": compared,
         "conversations": {
-            str(cid): [c.session_key, c.language]
+            str(cid): [c.session_hash, c.language]
             for cid in {r.conversation_id for r in records}
             for c in [Conversation.objects.get(pk=cid)]
         },
         # The last record of each conversation wins.
-        "latest": {str(r.conversation_id): [r.session_key, r.language] for r in records},
+        "latest": {
+            str(r.conversation_id): [session_hash(r.session_key), r.language] for r in records
+        },
         "existing": {
             "id": str(existing.pk),
-            "session_key": existing_after.session_key,
+            "session_hash": existing_after.session_hash,
             "started_at_kept": existing_after.started_at == existing.started_at,
         },
     }

@@ -43,7 +43,7 @@ def message_row(conversation_id, message_id: str, now, **values) -> tuple:
 
 @pytest.fixture
 def conversation(db):
-    return Conversation.objects.create(session_key="s1")
+    return Conversation.objects.create(session_hash="h1")
 
 
 def test_rows_must_give_every_column_the_orm_would_fill(db):
@@ -104,8 +104,8 @@ def test_conflicting_rows_are_skipped_and_others_written(conversation):
         ignore_conflicts=True,
     )
     conversation.refresh_from_db()
-    assert (conversation.session_key, conversation.language) == ("s1", "sv")
-    assert Conversation.objects.get(pk=new).session_key == "s3"
+    assert (conversation.session_hash, conversation.language) == ("h1", "sv")
+    assert Conversation.objects.get(pk=new).session_hash == "s3"
 
 
 @pytest.mark.parametrize(

@@ -4,7 +4,7 @@ import uuid
 
 import pytest
 
-from chat.models import Conversation, Message
+from chat.models import Conversation, Message, session_hash
 from chat.pipeline import TurnRecord
 from chat.services import MessageNotFound, feedback_create, turns_record
 from tests.chat import insert_roundtrip
@@ -46,7 +46,7 @@ def test_a_batch_of_turns_is_written_in_a_bounded_number_of_queries(
 @pytest.mark.django_db
 def test_an_existing_conversation_is_touched_not_duplicated():
     """Writing to a known conversation updates its language and activity time."""
-    conversation = Conversation.objects.create(session_key="s1")
+    conversation = Conversation.objects.create(session_hash=session_hash("s1"))
     before = conversation.last_active_at
     turns_record(records=[record(conversation.pk, 1, language="en")])
     conversation.refresh_from_db()
@@ -94,7 +94,7 @@ def assert_stored_as_the_orm_stores(report: dict, vendor: str) -> None:
     expected = dict(report["latest"])
     existing = report["existing"]
     if existing["id"] in expected:
-        expected[existing["id"]] = ["old", expected[existing["id"]][1]]
+        expected[existing["id"]] = [session_hash("old"), expected[existing["id"]][1]]
         assert existing["started_at_kept"]
     assert report["conversations"] == expected
 

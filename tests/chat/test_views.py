@@ -4,7 +4,7 @@ import pytest
 from django.test import Client
 
 from actions.services import suggestion_create
-from chat.models import Conversation, Message
+from chat.models import Conversation, Message, session_hash
 
 
 @pytest.mark.django_db
@@ -44,7 +44,9 @@ def test_history_is_only_the_sessions_own_conversation():
     owner, stranger = Client(), Client()
     owner.get("/")
     stranger.get("/")
-    conversation = Conversation.objects.create(session_key=owner.session.session_key)
+    conversation = Conversation.objects.create(
+        session_hash=session_hash(owner.cookies["sessionid"].value)
+    )
     question = Message.objects.create(
         conversation=conversation, role="user", message_id="m1", text="Vad kostar premium?"
     )
