@@ -5,11 +5,17 @@ on the suggestion has committed, inside a transaction of its own: the rows it
 writes commit together with the execution's result or not at all. It works only
 from the suggestion (whose payload is exactly what the user approved) and
 raises ``ActionFailed`` with a message fit for the user when it cannot act.
+
+Each receives ``idempotency_key`` (the execution's, ``Execution.idempotency_key``):
+the same on every attempt of one execution, so a provider that deduplicates
+by it turns a re-run after a crash into no second SMS or ticket.
 """
 
 import datetime as dt
 from collections.abc import Callable
 from dataclasses import dataclass, field
+
+import phonenumbers
 
 from actions import sms
 from actions.models import ActionType, CallbackRequest, SmsMessage, Suggestion, SupportTicket
@@ -39,7 +45,9 @@ SMS_BODIES = {
 TICKET_SUBJECT_CHARS = 80
 
 
-def schedule_callback(suggestion: Suggestion, *, now: dt.datetime) -> ExecutorOutcome:
+def schedule_callback(
+    suggestion: Suggestion, *, now: dt.datetime, idempotency_key: str = ""
+) -> ExecutorOutcome:
     """Record a callback request for staff; the number is optional (they can reply in chat)."""
     phone = suggestion.payload.get("phone", "")
     callback = CallbackRequest.objects.create(
@@ -53,11 +61,16 @@ def schedule_callback(suggestion: Suggestion, *, now: dt.datetime) -> ExecutorOu
     return ExecutorOutcome(message=message, result={"callback_id": callback.pk})
 
 
-def send_sms(suggestion: Suggestion, *, now: dt.datetime) -> ExecutorOutcome:
-    """Send an SMS to the number in the payload through the configured backend."""
+def send_sms(
+    suggestion: Suggestion, *, now: dt.datetime, idempotency_key: str = ""
+) -> ExecutorOutcome:
+    """Send an SMS to the (mobile) number in the payload through the configured backend."""
     to = suggestion.payload.get("phone_e164", "")
     if not to:
         raise ActionFailed("No phone number to send the SMS to")
+    if not is_mobile(to):
+        shown = suggestion.payload.get("phone") or to
+        raise ActionFailed(f"Not sent: {shown} is not a mobile number")
     language = suggestion.conversation.language
     body = suggestion.payload.get("body") or SMS_BODIES.get(language, SMS_BODIES[Language.SWEDISH])
     # The log row first, the send last: if the provider refuses, the row rolls
@@ -70,12 +83,14 @@ def send_sms(suggestion: Suggestion, *, now: dt.datetime) -> ExecutorOutcome:
         backend=sms.backend_path(),
         sent_at=now,
     )
-    sms.get_backend().send(to=to, body=body)
+    sms.get_backend().send(to=to, body=body, idempotency_key=idempotency_key)
     shown = suggestion.payload.get("phone") or to
     return ExecutorOutcome(message=f"SMS sent to {shown}", result={"sms_id": logged.pk})
 
 
-def create_ticket(suggestion: Suggestion, *, now: dt.datetime) -> ExecutorOutcome:
+def create_ticket(
+    suggestion: Suggestion, *, now: dt.datetime, idempotency_key: str = ""
+) -> ExecutorOutcome:
     """Open a support ticket holding the customer's own words."""
     description = _source_text(suggestion)
     subject = " ".join(description.split())[:TICKET_SUBJECT_CHARS] or "Support request from chat"
@@ -91,6 +106,18 @@ def create_ticket(suggestion: Suggestion, *, now: dt.datetime) -> ExecutorOutcom
     return ExecutorOutcome(
         message=f"Ticket {ticket.reference} created",
         result={"ticket_id": ticket.pk, "reference": ticket.reference},
+    )
+
+
+def is_mobile(e164: str) -> bool:
+    """True for a valid number that can receive an SMS (mobile, or either where unknown)."""
+    try:
+        number = phonenumbers.parse(e164, None)
+    except phonenumbers.NumberParseException:
+        return False
+    return phonenumbers.is_valid_number(number) and phonenumbers.number_type(number) in (
+        phonenumbers.PhoneNumberType.MOBILE,
+        phonenumbers.PhoneNumberType.FIXED_LINE_OR_MOBILE,
     )
 
 

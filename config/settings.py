@@ -186,6 +186,19 @@ LLM_MAX_TOKENS = env.int("LLM_MAX_TOKENS", default=1024)
 LLM_PROMPT_TOKEN_BUDGET = env.int("LLM_PROMPT_TOKEN_BUDGET", default=6000)
 
 ACTION_WINDOW_SECONDS = env.int("ACTION_WINDOW_SECONDS", default=30)
+# An execution left pending or running this long was abandoned by a crash:
+# the next confirm, or `manage.py recover_executions`, runs it again with the
+# same idempotency key (actions/services.py).
+EXECUTION_RECOVERY_SECONDS = env.float("EXECUTION_RECOVERY_SECONDS", default=30.0)
+# Attempts before an abandoned execution is marked failed instead.
+EXECUTION_MAX_ATTEMPTS = env.int("EXECUTION_MAX_ATTEMPTS", default=3)
+# A repeated confirm waits this long for the running attempt's result.
+EXECUTION_WAIT_SECONDS = env.float("EXECUTION_WAIT_SECONDS", default=5.0)
+# Quotas on SMS and callbacks, "count/seconds" each ("0": off); actions/quotas.py.
+ACTION_QUOTA_PER_CONVERSATION = env("ACTION_QUOTA_PER_CONVERSATION", default="3/86400")
+ACTION_QUOTA_PER_NUMBER = env("ACTION_QUOTA_PER_NUMBER", default="3/86400")
+ACTION_QUOTA_PER_ADDRESS = env("ACTION_QUOTA_PER_ADDRESS", default="10/3600")
+ACTION_QUOTA_PER_MINUTE = env("ACTION_QUOTA_PER_MINUTE", default="30/60")
 SMS_BACKEND = env("SMS_BACKEND", default="actions.sms.ConsoleBackend")
 
 WS_RATE_LIMIT = env("WS_RATE_LIMIT", default="20/10")
