@@ -7,7 +7,7 @@ from django.http import HttpRequest
 
 from actions.models import CallbackRequest, Execution, SmsMessage, Suggestion, SupportTicket
 from actions.services import suggestions_expire
-from chat.admin_tools import ReadOnlyAdminMixin, export_jsonl
+from chat.admin_tools import ReadOnlyAdminMixin, export_jsonl, timeline_link
 
 TICKET_REFERENCE_RE = re.compile(r"^T-?(\d+)$", re.IGNORECASE)
 
@@ -43,6 +43,7 @@ class SuggestionAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
         "conversation",
         "created_at",
         "expires_at",
+        "timeline",
     ]
     list_filter = ["action", "status", "created_at"]
     date_hierarchy = "created_at"
@@ -59,12 +60,16 @@ class SuggestionAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
         "expires_at",
         "closed_at",
     ]
-    fields = readonly_fields
+    fields = [*readonly_fields, "timeline"]
     inlines = [ExecutionInline]
 
     @admin.display(description="phone")
     def phone(self, obj: Suggestion) -> str:
         return obj.payload.get("phone", "")
+
+    @admin.display(description="timeline")
+    def timeline(self, obj: Suggestion) -> str:
+        return timeline_link(obj.conversation_id)
 
     def changelist_view(self, request: HttpRequest, extra_context=None):
         # Lazy expiry: staff see stale suggestions as expired without a background job.
@@ -84,13 +89,18 @@ class ExecutionAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
         "duplicate_confirms",
         "claimed_at",
         "executed_at",
+        "timeline",
     ]
     list_filter = ["status", "success", "suggestion__action", "claimed_at"]
     date_hierarchy = "claimed_at"
     search_fields = ["=suggestion__suggestion_id", "suggestion__payload__phone", "message"]
     list_select_related = ["suggestion"]
-    fields = ["suggestion", *EXECUTION_FIELDS]
+    fields = ["suggestion", *EXECUTION_FIELDS, "timeline"]
     readonly_fields = fields
+
+    @admin.display(description="timeline")
+    def timeline(self, obj: Execution) -> str:
+        return timeline_link(obj.suggestion.conversation_id)
 
     @admin.display(description="action", ordering="suggestion__action")
     def action(self, obj: Execution) -> str:
@@ -106,7 +116,11 @@ class ArtifactAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
     search_fields = ["=suggestion__suggestion_id"]
 
     def get_readonly_fields(self, request: HttpRequest, obj=None) -> list[str]:
-        return [f.name for f in self.model._meta.fields]
+        return [*(f.name for f in self.model._meta.fields), "timeline"]
+
+    @admin.display(description="timeline")
+    def timeline(self, obj) -> str:
+        return timeline_link(obj.conversation_id)
 
 
 @admin.register(CallbackRequest)

@@ -6,6 +6,8 @@ from django.contrib import admin
 from django.core.serializers.json import DjangoJSONEncoder
 from django.forms.models import model_to_dict
 from django.http import HttpResponse
+from django.urls import reverse
+from django.utils.html import format_html
 
 
 class ReadOnlyAdminMixin:
@@ -43,3 +45,9 @@ def export_jsonl(modeladmin, request, queryset):
     response = HttpResponse("\n".join(lines) + "\n", content_type="application/x-ndjson")
     response["Content-Disposition"] = f'attachment; filename="{name}s.jsonl"'
     return response
+
+
+def timeline_link(conversation_id) -> str:
+    """A link to the conversation's timeline: every audit row shows one."""
+    url = reverse("admin:chat_timeline", args=[conversation_id])
+    return format_html('<a href="{}">timeline</a>', url)

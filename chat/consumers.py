@@ -1,38 +1,42 @@
 """The chat WebSocket: parses frames, calls one service each, sends the events back.
 
-Where each client message type is handled: ``ChatConsumer.handlers`` below.
-The turn itself lives in ``chat.pipeline``.
+Only Channels' public hooks: ``connect``, ``decode_json`` (frame to JSON),
+``receive_json`` (JSON to a command, to its handler), ``encode_json``
+(orjson), ``disconnect``, and the channel-layer event handlers. Where each
+client message type is handled: ``ChatConsumer.handlers`` below. The turns
+run in a ``chat.turns.TurnRunner``; the turn itself is ``chat.pipeline``.
+
+Frames that are not JSON text never leave the JSON hooks as exceptions
+(Channels ends the connection on one): ``decode_json`` returns the frame's
+``ProtocolError`` and ``receive_json`` answers it with an error frame.
+Binary and empty frames are the one case the JSON hooks cannot express
+(``AsyncJsonWebsocketConsumer.receive`` raises on them before any hook runs),
+so ``websocket_receive``, the consumer's documented handler for the ASGI
+``websocket.receive`` event, sends those to ``receive_json`` the same way and
+passes every other frame on to Channels unchanged.
 """
 
-import asyncio
 import logging
 import secrets
 import time
-from contextlib import aclosing, suppress
 
 import orjson
-from channels.consumer import get_handler_name
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
 
-from chat import action_calls, audit, protocol
-from chat.asyncdb import off_loop
-from chat.edge import client_address, connection_admit, connection_release
-from chat.events import StreamEnd
-from chat.lifecycle import connection_register, connection_unregister
+from chat import protocol
+from chat.action_calls import SuggestionNotFound
+from chat.composition import ChatServices, chat_services
+from chat.edge import client_address
 from chat.pipeline import Turn
 from chat.protocol import ErrorCode, ProtocolError, error_frame
 from chat.ratelimit import limiter_from_setting
-from chat.selectors import conversation_context
-from chat.services import MessageNotFound, feedback_create
-from config import daphne_fast_send, metrics
-from config.logging import bind_conversation, bind_turn
+from chat.services import MessageNotFound
+from chat.turns import TurnRunner
+from config.logging import bind_conversation
 from grounding.broadcast import KB_GROUP
-from grounding.selectors import arefresh_index
 
 logger = logging.getLogger(__name__)
-# The messages that still get Channels' close_old_connections hop (see dispatch).
-_CONNECTION_EVENTS = frozenset({"websocket.connect", "websocket.disconnect"})
 
 
 def conversation_group(conversation_id) -> str:
@@ -44,99 +48,74 @@ def new_message_id() -> str:
 
 
 class ChatConsumer(AsyncJsonWebsocketConsumer):
-    turn: Turn | None = None
-    turn_task: asyncio.Task | None = None
     closing = False
-    streaming_id: str | None = None  # messageId of the turn whose stream is open
-    direct_send = None  # daphne's lean text-frame path, when daphne serves us
+    admitted = False
+    counted = False
+    groups_joined: tuple[str, ...] = ()
 
-    async def dispatch(self, message: dict) -> None:
-        """Channels' dispatch without its thread hop on every frame.
+    def __init__(self, *args, services: ChatServices | None = None, **kwargs) -> None:
+        """``services``: fakes for a test (``as_asgi(services=...)``); else the process's."""
+        super().__init__(*args, **kwargs)
+        self.services = services or chat_services()
+        self.turns = TurnRunner(self.send_json)
 
-        ``AsyncConsumer.dispatch`` runs ``close_old_connections`` on the
-        process's one shared sync thread before each message: a thread hop per
-        frame, about a fifth of a bare consumer's CPU under load (profiled).
-        Nothing here uses the ORM on that thread: every database call goes
-        through ``chat.asyncdb.off_loop``, whose worker closes stale
-        connections around each call. Connect and disconnect keep the hop.
-        """
-        if message["type"] in _CONNECTION_EVENTS:
-            await super().dispatch(message)
-            return
-        handler = getattr(self, get_handler_name(message), None)
-        if handler is None:
-            raise ValueError(f"No handler for message type {message['type']}")
-        await handler(message)
+    # -- Channels' hooks -------------------------------------------------------
 
-    async def send_json(self, content: dict, close: bool = False) -> None:
-        """Send one frame, encoded once with orjson (several times json's speed).
+    @classmethod
+    async def decode_json(cls, text_data: str):
+        """The frame's JSON (orjson), or the ``ProtocolError`` saying what is wrong with it."""
+        return _decoded(text_data, None)
 
-        On daphne it goes straight to the socket (``config.daphne_fast_send``),
-        else through the ASGI ``send``.
-        """
-        payload = orjson.dumps(content)
-        direct = self.direct_send
-        if direct is not None and not close and direct(payload):
-            return
-        await self.send(text_data=payload.decode(), close=close)
+    @classmethod
+    async def encode_json(cls, content: dict) -> str:
+        return orjson.dumps(content).decode()
+
+    async def websocket_receive(self, message: dict) -> None:
+        """Binary and empty frames get their error frame; text frames go to Channels as usual."""
+        if message.get("text"):
+            await super().websocket_receive(message)
+        else:
+            await self.receive_json(_decoded(message.get("text"), message.get("bytes")))
 
     async def connect(self) -> None:
         """Resume the browser session's conversation (or start one) and accept."""
+        services = self.services
         self.address = client_address(self.scope)
-        self.direct_send = daphne_fast_send.text_sender(self.base_send)
-        self.admitted = connection_admit(self.address, limit=settings.WS_MAX_CONNECTIONS_PER_IP)
+        self.admitted = services.connections.admit(
+            self.address, limit=settings.WS_MAX_CONNECTIONS_PER_IP
+        )
         if not self.admitted:
             await self.accept()
             await self._refuse(
                 ErrorCode.TOO_MANY_CONNECTIONS, "Too many connections from your address.", 1008
             )
             return
-        session_key = self.scope.get("session_key", "")
-        self.context = await off_loop(conversation_context)(session_key=session_key)
+        self.context = await services.conversation(session_key=self.scope.get("session_key", ""))
         self.limiter = limiter_from_setting(settings.WS_RATE_LIMIT)
         self.flood = limiter_from_setting(settings.WS_FLOOD_LIMIT)
         self.groups_joined = (conversation_group(self.context.id), KB_GROUP)
         for group in self.groups_joined:
             await self.channel_layer.group_add(group, self.channel_name)
         await self.accept()
-        connection_register(self)
+        services.live.register(self)
         bind_conversation(self.context.id)
-        metrics.connection_opened()
+        services.metrics.connection_opened()
         self.counted = True
 
-    async def disconnect(self, code: int) -> None:
-        """Stop the running turn (it is recorded as cancelled) and leave the groups."""
-        task = self.turn_task
-        if task is not None and not task.done():
-            task.cancel()
-            with suppress(asyncio.CancelledError):
-                await task
-        for group in getattr(self, "groups_joined", ()):
-            await self.channel_layer.group_discard(group, self.channel_name)
-        if getattr(self, "counted", False):
-            metrics.connection_closed()
-        if getattr(self, "admitted", False):
-            connection_release(self.address)
-        connection_unregister(self)
-
-    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
-        """Parse one frame and hand it to its handler; bad input gets one error frame."""
+    async def receive_json(self, content, **kwargs) -> None:
+        """One decoded frame: the command's handler, or one error frame for bad input."""
         if self.closing:
             return
         if not self.flood.allow():
             await self._refuse(ErrorCode.FLOOD, "Too many frames; closing.", 1008)
             return
-        size = len(text_data) if text_data is not None else len(bytes_data or b"")
-        if size > settings.WS_CLOSE_FRAME_BYTES:
-            await self._refuse(ErrorCode.TOO_LARGE, "Frame far too large; closing.", 1009)
+        if isinstance(content, ProtocolError) and content.close_code:
+            await self._refuse(content.code, content.message, content.close_code)
             return
         try:
-            command = protocol.parse_frame(
-                text_data,
-                bytes_data,
-                max_frame_bytes=settings.WS_MAX_FRAME_BYTES,
-                max_text_chars=settings.WS_MAX_TEXT_CHARS,
-            )
+            if isinstance(content, ProtocolError):
+                raise content
+            command = protocol.parse_command(content, max_text_chars=settings.WS_MAX_TEXT_CHARS)
             if not isinstance(command, protocol.Cancel) and not self.limiter.allow():
                 raise ProtocolError(ErrorCode.RATE_LIMITED, "Too many messages; slow down.")
             await self.handlers[type(command)](self, command)
@@ -146,25 +125,37 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
             logger.exception("Unexpected error handling a frame")
             await self.send_json(error_frame(ErrorCode.INTERNAL, "Something went wrong."))
 
+    async def disconnect(self, code: int) -> None:
+        """Stop the running turn (it is recorded as cancelled) and leave the groups."""
+        await self.turns.stop()
+        for group in self.groups_joined:
+            await self.channel_layer.group_discard(group, self.channel_name)
+        if self.counted:
+            self.services.metrics.connection_closed()
+        if self.admitted:
+            self.services.connections.release(self.address)
+        self.services.live.unregister(self)
+
     # -- handlers, one per client message type ---------------------------------
 
     async def on_message(self, command: protocol.SendMessage) -> None:
-        """Cancel a running stream, then start the new turn in the background."""
-        await self._stop_turn()
-        message_id = command.id or new_message_id()
-        turn = Turn(context=self.context, text=command.text, message_id=message_id)
-        self.turn = turn
-        self.streaming_id = message_id
-        self.turn_task = asyncio.create_task(self._run_turn(turn))
+        """End the running turn, then start the new one in the background."""
+        turn = Turn(
+            context=self.context,
+            text=command.text,
+            message_id=command.id or new_message_id(),
+            services=self.services.turn,
+        )
+        await self.turns.start(turn)
 
     async def on_cancel(self, command: protocol.Cancel) -> None:
         """Stop the stream between tokens; a no-op when nothing is streaming."""
-        await self._stop_turn()
+        await self.turns.cancel()
 
     async def on_confirm(self, command: protocol.ConfirmAction) -> None:
         """Run a suggested action, at most once; every tab of the conversation sees it run."""
-        result = await self._action(action_calls.suggestion_confirm, command.suggestion_id)
-        metrics.action_confirmed(result)
+        result = await self._action(self.services.confirm_action, command.suggestion_id)
+        self.services.metrics.action_confirmed(result)
         frame = {"type": "action_executed", "suggestionId": command.suggestion_id, "result": result}
         await self.send_json(frame)
         if not result["ignored"]:
@@ -175,16 +166,16 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
 
     async def on_reject(self, command: protocol.RejectAction) -> None:
         """Reject a suggested action; it can never run afterwards."""
-        result = await self._action(action_calls.suggestion_reject, command.suggestion_id)
+        result = await self._action(self.services.reject_action, command.suggestion_id)
         await self.send_json(
             {"type": "action_rejected", "suggestionId": command.suggestion_id, "result": result}
         )
 
     async def on_feedback(self, command: protocol.GiveFeedback) -> None:
         """Keep a thumbs up/down (and comment) on one of this conversation's answers."""
-        await audit.drain()  # the answer's row may still be on its way
+        await self.services.audit_drain()  # the answer's row may still be on its way
         try:
-            await off_loop(feedback_create)(
+            await self.services.give_feedback(
                 conversation_id=self.context.id,
                 message_id=command.message_id,
                 rating=command.rating,
@@ -206,32 +197,6 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         protocol.GiveFeedback: on_feedback,
     }
 
-    async def shut_down(self) -> None:
-        """Server shutdown: stop the stream (recorded as interrupted), say so, close 1001."""
-        if self.closing:
-            return
-        self.closing = True
-        task = self.turn_task
-        if task is not None and not task.done() and self.turn is not None:
-            self.turn.interrupted = True
-            task.cancel()
-            with suppress(asyncio.CancelledError):
-                await task
-        with suppress(Exception):  # the client may be gone already
-            if self.streaming_id is not None:
-                await self.send_json(StreamEnd("cancelled", self.streaming_id).frame())
-            await self.send_json(
-                error_frame(ErrorCode.SERVER_SHUTDOWN, "The server is restarting; reconnect.")
-            )
-            await self.close(code=1001)
-        await audit.drain()
-
-    async def _refuse(self, code: str, message: str, close_code: int) -> None:
-        """One error frame, then close with ``close_code`` (1008 policy, 1009 too big)."""
-        self.closing = True
-        await self.send_json(error_frame(code, message))
-        await self.close(code=close_code)
-
     # -- channel layer events --------------------------------------------------
 
     async def action_executed(self, event: dict) -> None:
@@ -241,55 +206,50 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
 
     async def kb_reindexed(self, event: dict) -> None:
         """A reindex committed somewhere: load the new index now, not on the next question."""
-        await arefresh_index(version=event["version"])
+        await self.services.refresh_index(version=event["version"])
 
-    # -- turn plumbing ---------------------------------------------------------
+    # -- server shutdown (chat.lifecycle) --------------------------------------
 
-    async def _run_turn(self, turn: Turn) -> None:
-        with bind_turn(self.context.id, turn.message_id):
-            await self._stream_turn(turn)
-
-    async def _stream_turn(self, turn: Turn) -> None:
+    async def shut_down(self) -> None:
+        """Server shutdown: stop the stream (recorded as interrupted), say so, close 1001."""
+        if self.closing:
+            return
+        self.closing = True
         try:
-            async with aclosing(turn.events()) as events:
-                async for event in events:
-                    if isinstance(event, StreamEnd):
-                        self.streaming_id = None
-                    await self.send_json(event.frame())
-        except asyncio.CancelledError:
-            raise
-        except Exception:
-            logger.exception("Turn %s failed", turn.message_id)
-            if self.streaming_id == turn.message_id:
-                self.streaming_id = None
-                await self.send_json(StreamEnd("done", turn.message_id).frame())
+            await self.turns.interrupt()
             await self.send_json(
-                error_frame(ErrorCode.INTERNAL, "The answer failed.", messageId=turn.message_id)
+                error_frame(ErrorCode.SERVER_SHUTDOWN, "The server is restarting; reconnect.")
             )
+            await self.close(code=1001)
+        except Exception:  # the client may be gone already
+            logger.debug("Shutdown: client already gone", exc_info=True)
+        await self.services.audit_drain()
 
-    async def _stop_turn(self) -> None:
-        """Cancel the open stream (telling the client), or let a finishing turn finish."""
-        task = self.turn_task
-        if task is None or task.done():
-            return
-        message_id = self.streaming_id
-        if message_id is None:
-            # Past stream_end: only the response/suggestion are left; keep their order.
-            with suppress(asyncio.CancelledError):
-                await task
-            return
-        task.cancel()
-        with suppress(asyncio.CancelledError):
-            await task
-        self.streaming_id = None
-        await self.send_json(StreamEnd("cancelled", message_id).frame())
+    # -- helpers ---------------------------------------------------------------
+
+    async def _refuse(self, code: str, message: str, close_code: int) -> None:
+        """One error frame, then close with ``close_code`` (1008 policy, 1009 too big)."""
+        self.closing = True
+        await self.send_json(error_frame(code, message))
+        await self.close(code=close_code)
 
     async def _action(self, call, suggestion_id: str) -> dict:
-        from actions.services import SuggestionNotFound
-
         try:
             return await call(context=self.context, suggestion_id=suggestion_id)
         except SuggestionNotFound:
             raise ProtocolError(
                 ErrorCode.NOT_FOUND, "No such suggestion.", suggestionId=suggestion_id
             ) from None
+
+
+def _decoded(text_data: str | None, bytes_data: bytes | None):
+    """``protocol.decode_frame`` with this deployment's limits; its error returned, not raised."""
+    try:
+        return protocol.decode_frame(
+            text_data,
+            bytes_data,
+            max_frame_bytes=settings.WS_MAX_FRAME_BYTES,
+            close_frame_bytes=settings.WS_CLOSE_FRAME_BYTES,
+        )
+    except ProtocolError as exc:
+        return exc

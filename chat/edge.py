@@ -25,8 +25,6 @@ from functools import lru_cache
 
 from django.conf import settings
 
-_open_by_address: Counter = Counter()
-
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 
 
@@ -82,20 +80,24 @@ def client_address(scope: dict) -> str:
     return forwarded_client(peer, forwarded.decode("latin-1"), proxies)
 
 
-def connection_admit(address: str, *, limit: int) -> bool:
-    """Count a new connection from ``address`` unless it already has ``limit`` open."""
-    if limit and _open_by_address[address] >= limit:
-        return False
-    _open_by_address[address] += 1
-    return True
+class ConnectionsByAddress:
+    """The open connections of this process, counted per client address."""
 
+    def __init__(self) -> None:
+        self.open: Counter = Counter()
 
-def connection_release(address: str) -> None:
-    _open_by_address[address] -= 1
-    if _open_by_address[address] <= 0:
-        del _open_by_address[address]
+    def admit(self, address: str, *, limit: int) -> bool:
+        """Count a new connection from ``address`` unless it already has ``limit`` open."""
+        if limit and self.open[address] >= limit:
+            return False
+        self.open[address] += 1
+        return True
 
+    def release(self, address: str) -> None:
+        self.open[address] -= 1
+        if self.open[address] <= 0:
+            del self.open[address]
 
-def open_connections() -> int:
-    """Connections admitted and not yet released, all addresses together."""
-    return sum(_open_by_address.values())
+    def total(self) -> int:
+        """Connections admitted and not yet released, all addresses together."""
+        return sum(self.open.values())

@@ -3,24 +3,26 @@
 import asyncio
 import weakref
 
-_live: weakref.WeakSet = weakref.WeakSet()
 
+class LiveConnections:
+    """Open chat connections; each has an async ``shut_down()``."""
 
-def connection_register(consumer) -> None:
-    _live.add(consumer)
+    def __init__(self) -> None:
+        self.live: weakref.WeakSet = weakref.WeakSet()
 
+    def register(self, connection) -> None:
+        self.live.add(connection)
 
-def connection_unregister(consumer) -> None:
-    _live.discard(consumer)
+    def unregister(self, connection) -> None:
+        self.live.discard(connection)
 
-
-async def connections_shut_down() -> int:
-    """End every open chat connection (interrupting its turn); how many there were."""
-    consumers = list(_live)
-    await asyncio.gather(*(c.shut_down() for c in consumers), return_exceptions=True)
-    # Let the close handshakes finish: each connection leaves the set on disconnect.
-    for _ in range(100):
-        if not _live:
-            break
-        await asyncio.sleep(0.02)
-    return len(consumers)
+    async def shut_down(self) -> int:
+        """End every open chat connection (interrupting its turn); how many there were."""
+        connections = list(self.live)
+        await asyncio.gather(*(c.shut_down() for c in connections), return_exceptions=True)
+        # Let the close handshakes finish: each connection leaves the set on disconnect.
+        for _ in range(100):
+            if not self.live:
+                break
+            await asyncio.sleep(0.02)
+        return len(connections)

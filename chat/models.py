@@ -2,6 +2,7 @@
 
 import uuid
 
+from django.conf import settings
 from django.db import models
 from django.utils.crypto import salted_hmac
 
@@ -93,11 +94,12 @@ class Message(models.Model):
 
 
 class RejectedAnswer(Message):
-    """Assistant answers withheld by the number guard, for review."""
+    """Assistant answers withheld by the number guard or without KB support: the review queue."""
 
     class Meta:
         proxy = True
         verbose_name = "rejected answer"
+        verbose_name_plural = "review queue: rejected and no-support answers"
 
 
 class Feedback(models.Model):
@@ -116,3 +118,172 @@ class Feedback(models.Model):
 
     def __str__(self) -> str:
         return f"{self.rating} on {self.message}"
+
+
+class AnswerReview(models.Model):
+    """Staff's review of one rejected or no-support answer; the answer itself is never edited.
+
+    | status   | reviewed_by | reviewed_at | meaning                          |
+    |----------|-------------|-------------|----------------------------------|
+    | open     | empty       | empty       | waiting (maybe with an assignee) |
+    | reviewed | set         | set         | done: who, when, and the note    |
+    """
+
+    class Status(models.TextChoices):
+        OPEN = "open", "Open"
+        REVIEWED = "reviewed", "Reviewed"
+
+    message = models.OneToOneField(Message, on_delete=models.PROTECT, related_name="review")
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.OPEN)
+    assignee = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="assigned_reviews",
+    )
+    reviewed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="answer_reviews",
+    )
+    reviewed_at = models.DateTimeField(null=True, blank=True, db_index=True)
+    note = models.TextField(blank=True, max_length=2000)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(status__in=["open", "reviewed"]),
+                name="chat_answerreview_status_valid",
+            ),
+            models.CheckConstraint(
+                condition=(
+                    models.Q(
+                        status="reviewed", reviewed_by__isnull=False, reviewed_at__isnull=False
+                    )
+                    | models.Q(status="open", reviewed_by__isnull=True, reviewed_at__isnull=True)
+                ),
+                name="chat_answerreview_reviewed_has_who_and_when",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"Review of {self.message}: {self.get_status_display()}"
+
+
+class Handoff(models.Model):
+    """A customer's request for a person, and who owns the conversation meanwhile.
+
+    | status  | taken_by | the agent answers? | the customer sees              |
+    |---------|----------|--------------------|--------------------------------|
+    | waiting | empty    | yes                | handoff_queued {position}      |
+    | active  | set      | never (any frame)  | agent_joined, agent_message... |
+    | closed  | any      | yes                | agent_left                     |
+    | offline | empty    | yes                | handoff_offline (callback/ticket instead) |
+
+    At most one waiting or active handoff per conversation (a constraint),
+    and "take" is one conditional UPDATE from waiting to active: exactly one
+    staff member wins, whichever process they are on.
+    """
+
+    class Status(models.TextChoices):
+        WAITING = "waiting", "Waiting for a person"
+        ACTIVE = "active", "A person owns the conversation"
+        CLOSED = "closed", "Handed back to the agent"
+        OFFLINE = "offline", "Outside opening hours"
+
+    class Source(models.TextChoices):
+        BUTTON = "button", "Button"
+        PHRASE = "phrase", "Asked in a message"
+
+    conversation = models.ForeignKey(
+        Conversation, on_delete=models.PROTECT, related_name="handoffs"
+    )
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.WAITING)
+    source = models.CharField(max_length=16, choices=Source.choices, default=Source.BUTTON)
+    requested_at = models.DateTimeField(db_index=True)
+    taken_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="handoffs_taken",
+    )
+    taken_at = models.DateTimeField(null=True, blank=True)
+    closed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["requested_at", "id"]
+        permissions = [("handle_handoff", "Can take and answer customers who ask for a person")]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["conversation"],
+                condition=models.Q(status__in=["waiting", "active"]),
+                name="chat_handoff_one_open_per_conversation",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(status__in=["waiting", "active", "closed", "offline"]),
+                name="chat_handoff_status_valid",
+            ),
+            models.CheckConstraint(
+                condition=~models.Q(status="active")
+                | models.Q(taken_by__isnull=False, taken_at__isnull=False),
+                name="chat_handoff_active_has_owner",
+            ),
+            models.CheckConstraint(
+                condition=~models.Q(status="waiting") | models.Q(taken_by__isnull=True),
+                name="chat_handoff_waiting_has_no_owner",
+            ),
+        ]
+        indexes = [models.Index(fields=["status", "requested_at"])]
+
+    def __str__(self) -> str:
+        return f"Handoff {self.pk} of {self.conversation} ({self.status})"
+
+
+class HandoffEvent(models.Model):
+    """One step of a handoff, for the audit trail and the timeline. Never edited."""
+
+    class Kind(models.TextChoices):
+        REQUESTED = "requested", "Customer asked for a person"
+        OFFLINE = "offline", "Outside opening hours: callback or ticket offered"
+        JOINED = "joined", "Staff joined"
+        STAFF_MESSAGE = "staff_message", "Staff wrote"
+        CUSTOMER_MESSAGE = "customer_message", "Customer wrote"
+        LEFT = "left", "Staff handed back to the agent"
+
+    handoff = models.ForeignKey(Handoff, on_delete=models.PROTECT, related_name="events")
+    conversation = models.ForeignKey(
+        Conversation, on_delete=models.PROTECT, related_name="handoff_events"
+    )
+    kind = models.CharField(max_length=20, choices=Kind.choices)
+    staff = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    message_id = models.CharField(max_length=100, blank=True)
+    text = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(
+                    kind__in=[
+                        "requested",
+                        "offline",
+                        "joined",
+                        "staff_message",
+                        "customer_message",
+                        "left",
+                    ]
+                ),
+                name="chat_handoffevent_kind_valid",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()} ({self.created_at:%Y-%m-%d %H:%M:%S})"

@@ -6,26 +6,30 @@ the events of SPEC section 4 in order (``StreamDelta``*, ``StreamEnd``,
 Closing the generator early (cancel, disconnect) records the turn as
 cancelled. Nothing here touches the database on the token path: retrieval
 and verification run in memory, the audit row is written after the turn.
+
+A turn reaches the world only through its ``TurnServices`` (the LLM backend,
+the KB index, the admission gate, the audit sink, the action service, the
+metrics), which ``chat.composition`` builds from the settings; a test passes
+fakes for any of them.
 """
 
 import logging
 import re
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import aclosing
 from dataclasses import dataclass, field
 
 from actions.triggers import detect_action
-from chat import action_calls, admission, audit, texts
+from chat import texts
 from chat.context import ConversationContext
 from chat.events import ActionSuggested, Event, Response, StreamDelta, StreamEnd
-from chat.llm import LLMBackend, LLMError, LLMRequest, get_backend
+from chat.llm import LLMBackend, LLMError, LLMRequest
 from chat.models import Message
-from config import metrics
 from grounding.answer_check import unsupported_with_locations
 from grounding.guard import GuardedStream
+from grounding.index import KBIndex
 from grounding.retrieval import RetrievalResult, is_follow_up, retrieve
-from grounding.selectors import acurrent_index
 from grounding.text import detect_language
 
 logger = logging.getLogger(__name__)
@@ -60,6 +64,23 @@ class TurnRecord:
     suggestion_id: str = ""
 
 
+@dataclass(frozen=True, slots=True)
+class TurnServices:
+    """What a turn needs from outside itself; ``chat.composition`` builds the real ones."""
+
+    backend: LLMBackend
+    # The current KB index (reloaded when a reindex committed).
+    current_index: Callable[[], Awaitable[KBIndex]]
+    # Returns when this turn may do its start-up work (``chat.admission``).
+    admit: Callable[[], Awaitable[None]]
+    # Keeps a finished turn's record (the audit trail), without waiting.
+    record: Callable[["TurnRecord"], None]
+    # Stores an action suggestion: (context=, action=, payload=, message_id=) -> its frame.
+    suggest: Callable[..., Awaitable[dict]]
+    # Counts a finished turn: (status, ttft_ms, total_ms).
+    turn_finished: Callable[[str, float | None, float | None], None]
+
+
 class Turn:
     def __init__(
         self,
@@ -67,12 +88,13 @@ class Turn:
         context: ConversationContext,
         text: str,
         message_id: str,
-        backend: LLMBackend | None = None,
+        services: TurnServices,
     ) -> None:
         self.context = context
         self.question = text
         self.message_id = message_id
-        self.backend = backend or get_backend()
+        self.services = services
+        self.backend = services.backend
         self.language = context.language if is_follow_up(text) else detect_language(text)
         context.language = self.language
         self.record = TurnRecord(
@@ -101,8 +123,10 @@ class Turn:
                 self.record.status = Status.INTERRUPTED if self.interrupted else Status.CANCELLED
                 self.record.text = self.record.shown
             self.record.total_ms = self._elapsed_ms()
-            metrics.turn_finished(self.record.status, self.record.ttft_ms, self.record.total_ms)
-            audit.record_turn_later(self.record)
+            self.services.turn_finished(
+                self.record.status, self.record.ttft_ms, self.record.total_ms
+            )
+            self.services.record(self.record)
 
     # -- the two kinds of turn -------------------------------------------------
 
@@ -112,7 +136,7 @@ class Turn:
             yield self._delta(word)
         yield StreamEnd("done", self.message_id)
         yield self._finish(Response(prompt, self.message_id, False, Status.ACTION))
-        suggestion = await action_calls.suggestion_create(
+        suggestion = await self.services.suggest(
             context=self.context,
             action=trigger.action,
             payload=trigger.payload,
@@ -122,8 +146,8 @@ class Turn:
         yield ActionSuggested(suggestion)
 
     async def _answer_turn(self) -> AsyncIterator[Event]:
-        await admission.turn_start()
-        index = await acurrent_index()
+        await self.services.admit()
+        index = await self.services.current_index()
         result = retrieve(index, self.question, previous_query=self.context.previous_query)
         self.record.retrieved = [_snippet_audit(s) for s in result.snippets]
         if not result.snippets:

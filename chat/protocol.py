@@ -1,13 +1,28 @@
 """Client frames of the WebSocket protocol (SPEC section 4), parsed and validated.
 
 Pure: no ORM, no I/O. ``parse_frame`` turns one received frame into a command
-or raises ``ProtocolError`` with a stable ``code`` the client can rely on.
+or raises ``ProtocolError`` with a stable ``code`` the client can rely on. It
+is two steps, which the consumer calls from two Channels hooks:
+``decode_frame`` (the frame to JSON, in ``decode_json``) and ``parse_command``
+(JSON to a command, in ``receive_json``).
+
+| frame                                   | error code             | connection      |
+|-----------------------------------------|------------------------|-----------------|
+| larger than the close limit (any kind)  | too_large              | closed, 1009    |
+| binary                                  | binary_not_supported   | stays open      |
+| text larger than ``max_frame_bytes``    | too_large              | stays open      |
+| not JSON (an empty frame included)      | invalid_json           | stays open      |
+| JSON but not an object                  | invalid_message        | stays open      |
+| object without a known ``type``         | unknown_type           | stays open      |
+| a known type with a bad field           | invalid_message (text: too_large) | stays open |
 """
 
 import json
 import re
 from dataclasses import dataclass
 from typing import Any
+
+import orjson
 
 
 class ErrorCode:
@@ -25,6 +40,8 @@ class ErrorCode:
 
 
 class ProtocolError(Exception):
+    close_code: int | None = None  # set when the connection cannot go on after this frame
+
     def __init__(self, code: str, message: str, **fields: Any) -> None:
         super().__init__(message)
         self.code = code
@@ -81,26 +98,69 @@ def storable(value: str) -> bool:
     return _UNSTORABLE.search(value) is None
 
 
+class FrameTooLarge(ProtocolError):
+    """A frame so large that the connection is closed after the error frame (1009)."""
+
+    close_code = 1009
+
+    def __init__(self) -> None:
+        super().__init__(ErrorCode.TOO_LARGE, "Frame far too large; closing.")
+
+
 def parse_frame(
     text_data: str | None,
     bytes_data: bytes | None,
     *,
     max_frame_bytes: int,
     max_text_chars: int,
+    close_frame_bytes: int = 0,
 ) -> Command:
     """Parse one WebSocket frame into a command, or raise ``ProtocolError``."""
+    data = decode_frame(
+        text_data, bytes_data, max_frame_bytes=max_frame_bytes, close_frame_bytes=close_frame_bytes
+    )
+    return parse_command(data, max_text_chars=max_text_chars)
+
+
+def decode_frame(
+    text_data: str | None,
+    bytes_data: bytes | None,
+    *,
+    max_frame_bytes: int,
+    close_frame_bytes: int = 0,
+) -> Any:
+    """The JSON value of one frame, or raise ``ProtocolError`` (the first four rows of the table).
+
+    ``close_frame_bytes`` (0: no limit) is the size past which the error is a
+    ``FrameTooLarge``: the connection closes.
+    """
+    size = len(text_data) if text_data is not None else len(bytes_data or b"")
+    if close_frame_bytes and size > close_frame_bytes:
+        raise FrameTooLarge()
     if text_data is None:
-        size = len(bytes_data or b"")
         if size > max_frame_bytes:
             raise ProtocolError(ErrorCode.TOO_LARGE, f"Frame exceeds {max_frame_bytes} bytes.")
         raise ProtocolError(ErrorCode.BINARY_NOT_SUPPORTED, "Binary frames are not supported.")
     # A character is at most 4 bytes in UTF-8: skip encoding the common small frame.
-    if len(text_data) * 4 > max_frame_bytes and len(text_data.encode()) > max_frame_bytes:
+    if (
+        len(text_data) * 4 > max_frame_bytes
+        and len(text_data.encode(errors="surrogatepass")) > max_frame_bytes
+    ):
         raise ProtocolError(ErrorCode.TOO_LARGE, f"Frame exceeds {max_frame_bytes} bytes.")
     try:
-        data = json.loads(text_data)
+        return orjson.loads(text_data)
+    except orjson.JSONDecodeError:
+        pass
+    # orjson also refuses lone surrogates (valid JSON, refused by parse_command
+    # as invalid_message) and nesting past 1024: the standard parser tells which.
+    try:
+        return json.loads(text_data)
     except (ValueError, RecursionError):  # RecursionError: nested too deep
         raise ProtocolError(ErrorCode.INVALID_JSON, "Frame is not valid JSON.") from None
+
+
+def parse_command(data: Any, *, max_text_chars: int) -> Command:
+    """The command a decoded frame asks for, or raise ``ProtocolError`` (the last rows)."""
     if not isinstance(data, dict):
         raise ProtocolError(ErrorCode.INVALID_MESSAGE, "Frame must be a JSON object.")
     kind = data.get("type")

@@ -1,6 +1,9 @@
 """Reads of the chat audit trail."""
 
+from dataclasses import dataclass, field
+
 from django.conf import settings
+from django.db.models import F
 
 from chat.context import ConversationContext
 from chat.models import Conversation, Message, session_hash
@@ -51,3 +54,163 @@ def conversation_transcript(*, conversation: Conversation) -> list[dict]:
                 item["blocked"] = message.block_reason
         transcript.append(item)
     return transcript
+
+
+@dataclass(frozen=True, slots=True)
+class TimelineTurn:
+    """One exchange of a conversation as staff read it on the timeline."""
+
+    question: Message | None
+    answer: Message | None
+    suggestions: list = field(default_factory=list)
+    feedback: list = field(default_factory=list)
+
+    @property
+    def at(self):
+        return (self.question or self.answer).created_at
+
+
+def conversation_timeline(*, conversation: Conversation) -> list[TimelineTurn]:
+    """The conversation's turns in order: question, answer, actions and feedback of each."""
+    from actions.models import Suggestion
+
+    messages = list(
+        conversation.messages.select_related("review__reviewed_by", "review__assignee")
+        .prefetch_related("feedback")
+        .order_by("created_at", "id")
+    )
+    answers = {m.reply_to_id: m for m in messages if m.role == Message.Role.ASSISTANT}
+    suggestions: dict[str, list] = {}
+    for suggestion in (
+        Suggestion.objects.filter(conversation=conversation)
+        .select_related("execution")
+        .order_by("created_at")
+    ):
+        suggestions.setdefault(suggestion.source_message_id, []).append(suggestion)
+    turns = []
+    for message in messages:
+        if message.role == Message.Role.USER:
+            answer = answers.get(message.pk)
+        elif message.reply_to_id is None:
+            answer, message = message, None
+        else:
+            continue
+        turns.append(
+            TimelineTurn(
+                question=message,
+                answer=answer,
+                suggestions=suggestions.get((message or answer).message_id, []),
+                feedback=list(answer.feedback.all()) if answer else [],
+            )
+        )
+    return turns
+
+
+def unanswered_questions(*, since, until) -> list[dict]:
+    """Questions whose answer was withheld or had no KB support in [since, until), newest first."""
+    return list(
+        Message.objects.filter(
+            role=Message.Role.ASSISTANT,
+            status__in=(Message.Status.WITHHELD, Message.Status.NO_SUPPORT),
+            created_at__gte=since,
+            created_at__lt=until,
+            reply_to__isnull=False,
+        )
+        .order_by("-created_at", "-id")
+        .values("status", "created_at", "conversation_id", question=F("reply_to__text"))
+    )
+
+
+def handoff_position(*, handoff) -> int | None:
+    """The handoff's place in the waiting queue (1 = next), None when it is not waiting."""
+    from chat.models import Handoff
+
+    if handoff.status != Handoff.Status.WAITING:
+        return None
+    return (
+        Handoff.objects.filter(
+            status=Handoff.Status.WAITING, requested_at__lte=handoff.requested_at
+        )
+        .exclude(requested_at=handoff.requested_at, id__gt=handoff.id)
+        .count()
+    )
+
+
+def handoff_owned(*, conversation_id) -> bool:
+    """Whether a person owns the conversation now (the agent must send nothing)."""
+    from chat.models import Handoff
+
+    return Handoff.objects.filter(
+        conversation_id=conversation_id, status=Handoff.Status.ACTIVE
+    ).exists()
+
+
+def handoff_queue() -> list[dict]:
+    """Waiting and active handoffs as the staff console lists them, oldest request first."""
+    from chat.models import Handoff
+
+    items = []
+    position = 0
+    handoffs = (
+        Handoff.objects.filter(status__in=(Handoff.Status.WAITING, Handoff.Status.ACTIVE))
+        .select_related("taken_by", "conversation")
+        .order_by("requested_at", "id")
+    )
+    for handoff in handoffs:
+        waiting = handoff.status == Handoff.Status.WAITING
+        position += waiting
+        question = (
+            Message.objects.filter(conversation_id=handoff.conversation_id, role=Message.Role.USER)
+            .order_by("-created_at", "-id")
+            .values_list("text", flat=True)
+            .first()
+        )
+        items.append(
+            {
+                "conversationId": str(handoff.conversation_id),
+                "status": handoff.status,
+                "position": position if waiting else None,
+                "requestedAt": handoff.requested_at.isoformat(),
+                "takenBy": handoff.taken_by.get_username() if handoff.taken_by else None,
+                "language": handoff.conversation.language,
+                "lastQuestion": question or "",
+            }
+        )
+    return items
+
+
+def handoff_history(*, conversation_id) -> list[dict]:
+    """What staff read when they take a conversation: every message and handoff event in order."""
+    from chat.models import HandoffEvent
+
+    rows = [
+        {
+            "role": message.role,
+            "text": message.text,
+            "status": message.status if message.role == Message.Role.ASSISTANT else "",
+            "at": message.created_at,
+        }
+        for message in Message.objects.filter(conversation_id=conversation_id)
+    ]
+    spoken = {
+        HandoffEvent.Kind.STAFF_MESSAGE: "staff",
+        HandoffEvent.Kind.CUSTOMER_MESSAGE: "user",
+    }
+    for event in HandoffEvent.objects.filter(conversation_id=conversation_id).select_related(
+        "staff"
+    ):
+        rows.append(
+            {
+                "role": spoken.get(event.kind, "event"),
+                "text": event.text or event.get_kind_display(),
+                "status": event.kind,
+                "at": event.created_at,
+            }
+        )
+    rows.sort(key=lambda row: row["at"])
+    return [{**row, "at": row["at"].isoformat()} for row in rows]
+
+
+def handoff_events(*, conversation) -> list:
+    """The conversation's handoff events in order, for the timeline."""
+    return list(conversation.handoff_events.select_related("staff").order_by("created_at", "id"))

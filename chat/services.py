@@ -2,15 +2,23 @@
 
 import uuid
 
+from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
 
 from chat.fast_insert import insert_rows
-from chat.models import Conversation, Feedback, Message, session_hash
+from chat.models import AnswerReview, Conversation, Feedback, Message, session_hash
+
+# The answers staff review: withheld by the guard, or no support in the KB.
+REVIEWABLE_STATUSES = (Message.Status.WITHHELD, Message.Status.NO_SUPPORT)
 
 
 class MessageNotFound(Exception):
     """No assistant message with that id in this conversation."""
+
+
+class NotReviewable(Exception):
+    """Only withheld and no-support assistant answers are reviewed."""
 
 
 def conversation_touch(
@@ -176,3 +184,49 @@ def feedback_create(
     feedback.full_clean()
     feedback.save()
     return feedback
+
+
+def _reviews_for(message_pks: list[int]) -> list[AnswerReview]:
+    """The reviews of these answers, created open where missing, locked for this transaction."""
+    messages = Message.objects.filter(pk__in=message_pks)
+    reviewable = messages.filter(role=Message.Role.ASSISTANT, status__in=REVIEWABLE_STATUSES)
+    if reviewable.count() != len(set(message_pks)):
+        raise NotReviewable(sorted(set(message_pks) - set(reviewable.values_list("pk", flat=True))))
+    AnswerReview.objects.bulk_create(
+        [AnswerReview(message_id=pk) for pk in message_pks], ignore_conflicts=True
+    )
+    return list(AnswerReview.objects.select_for_update().filter(message_id__in=message_pks))
+
+
+@transaction.atomic
+def answers_mark_reviewed(
+    *, message_pks: list[int], reviewer: AbstractBaseUser, note: str = ""
+) -> int:
+    """Mark rejected answers reviewed by ``reviewer`` now, with ``note``; returns how many changed.
+
+    Idempotent: an answer already reviewed keeps its first reviewer, time and
+    note (a repeated click does not rewrite who reviewed it). Locks the review
+    rows, so two staff marking the same answer at once record one of them.
+    """
+    now = timezone.now()
+    changed = 0
+    for review in _reviews_for(message_pks):
+        if review.status == AnswerReview.Status.REVIEWED:
+            continue
+        review.status = AnswerReview.Status.REVIEWED
+        review.reviewed_by, review.reviewed_at, review.note = reviewer, now, note.strip()
+        review.full_clean()
+        review.save()
+        changed += 1
+    return changed
+
+
+@transaction.atomic
+def answers_assign(*, message_pks: list[int], assignee: AbstractBaseUser | None) -> int:
+    """Assign rejected answers to a staff member (``None`` unassigns); returns how many."""
+    reviews = _reviews_for(message_pks)
+    for review in reviews:
+        review.assignee = assignee
+        review.full_clean()
+        review.save(update_fields=["assignee", "updated_at"])
+    return len(reviews)

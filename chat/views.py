@@ -1,5 +1,7 @@
 from django.conf import settings
+from django.contrib.admin.views.decorators import staff_member_required
 from django.contrib.sessions.backends.base import VALID_KEY_CHARS
+from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.utils.crypto import get_random_string
@@ -49,3 +51,11 @@ def chat_history(request: HttpRequest) -> JsonResponse:
             "suggestions": [s.as_frame() for s in suggestions],
         }
     )
+
+
+@staff_member_required
+def staff_console(request: HttpRequest) -> HttpResponse:
+    """The staff console: the live handoff queue; after the admin login, with the permission."""
+    if not request.user.has_perm("chat.handle_handoff"):
+        raise PermissionDenied
+    return render(request, "staff/console.html", {"staff_name": request.user.get_username()})

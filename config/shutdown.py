@@ -36,10 +36,10 @@ def _take_sigterm(reactor) -> None:
 
 
 async def _drain_then_stop(reactor) -> None:
-    from chat.lifecycle import connections_shut_down
+    from chat.composition import live_connections
 
     try:
-        closed = await asyncio.wait_for(connections_shut_down(), GRACE_SECONDS)
+        closed = await asyncio.wait_for(live_connections().shut_down(), GRACE_SECONDS)
         logger.info("Shutdown: closed %d chat connections", closed)
     except Exception:
         logger.exception("Shutdown: could not close every chat connection in time")

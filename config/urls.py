@@ -9,6 +9,7 @@ from grounding.preview import retrieval_preview
 urlpatterns = [
     path("", views.chat_page, name="chat"),
     path("history/", views.chat_history, name="chat-history"),
+    path("staff/", views.staff_console, name="staff-console"),
     path(
         "admin/retrieval-preview/",
         admin.site.admin_view(

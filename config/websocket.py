@@ -4,8 +4,6 @@ from channels.security.websocket import OriginValidator
 from django.conf import settings
 from django.http.cookie import parse_cookie
 
-from chat.routing import websocket_urlpatterns
-
 
 class BrowserOriginValidator(OriginValidator):
     """Refuse browser handshakes from foreign origins, accept non-browser clients.
@@ -60,6 +58,8 @@ def allowed_origins() -> list[str]:
 
 def websocket_application():
     from channels.routing import URLRouter
+
+    from chat.routing import websocket_urlpatterns
 
     return BrowserOriginValidator(
         SessionKeyMiddleware(URLRouter(websocket_urlpatterns)), allowed_origins()

@@ -22,11 +22,11 @@ def _fast_product_settings(settings):
 @pytest.fixture(autouse=True)
 def _fresh_connection_counts():
     """Each test starts with no open connections counted (a test may leave one open)."""
-    from chat import edge
+    from chat.composition import connections_by_address
 
-    edge._open_by_address.clear()
+    connections_by_address().open.clear()
     yield
-    edge._open_by_address.clear()
+    connections_by_address().open.clear()
 
 
 def pytest_sessionfinish(session, exitstatus):

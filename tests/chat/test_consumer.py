@@ -1,6 +1,7 @@
 """The chat WebSocket end to end, through the real ASGI application."""
 
 import asyncio
+import dataclasses
 import json
 
 import pytest
@@ -158,7 +159,7 @@ async def test_disconnect_stops_the_stream_task(settings):
     await _first_stream(ws, "Vad kostar premium?", "m1")
     await ws.disconnect()
     await asyncio.sleep(0.05)
-    running = [t for t in asyncio.all_tasks() if "_run_turn" in repr(t.get_coro()) and not t.done()]
+    running = [t for t in asyncio.all_tasks() if t.get_name() == "turn m1" and not t.done()]
     assert running == []
     await audit.drain()
     assert await _statuses() == {"m1": "cancelled"}
@@ -376,24 +377,64 @@ async def _new_session() -> str:
     return await sync_to_async(create)()
 
 
-async def test_frames_do_not_hop_to_the_shared_sync_thread(monkeypatch):
-    """Channels' per-message close_old_connections runs for connect only, not for every frame."""
-    import channels.consumer
+# Channels' hooks a consumer is meant to define (the docs' consumer API); anything else
+# the class defines must be a name no Channels base class has.
+PUBLIC_HOOKS = {
+    "__init__",
+    "connect",
+    "disconnect",
+    "receive_json",
+    "decode_json",
+    "encode_json",
+    # The handler of the ASGI ``websocket.receive`` event: binary and empty frames only.
+    "websocket_receive",
+}
 
-    hops = []
-    original = channels.consumer.aclose_old_connections
 
-    async def counted():
-        hops.append(1)
-        await original()
+def test_the_consumer_overrides_only_channels_public_hooks():
+    """No dispatch, receive, send or send_json of its own: Channels does the plumbing."""
+    from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
-    monkeypatch.setattr(channels.consumer, "aclose_old_connections", counted)
+    from chat.consumers import ChatConsumer
+
+    channels_names = {
+        name
+        for base in AsyncJsonWebsocketConsumer.__mro__
+        if base is not object
+        for name in vars(base)
+    }
+    own = set(vars(ChatConsumer)) & channels_names - {"__module__", "__doc__", "__qualname__"}
+    assert own <= PUBLIC_HOOKS, own - PUBLIC_HOOKS
+    assert {"dispatch", "receive", "send", "send_json"}.isdisjoint(vars(ChatConsumer))
+
+
+async def test_empty_text_frame_is_invalid_json_and_the_connection_stays():
+    """An empty text frame, which Channels' JSON consumer would crash on, is invalid_json."""
     ws = await open_socket()
-    after_connect = len(hops)
-    await run_turn(ws, "Vad kostar premium?")
-    await run_turn(ws, "Vad kostar premium?", message_id="m2")
-    await ws.send_json_to({"type": "nonsense"})
-    await ws.receive_json_from(timeout=5)
-    assert after_connect == 1
-    assert len(hops) == after_connect
+    await ws.send_input({"type": "websocket.receive", "text": ""})
+    assert (await ws.receive_json_from(timeout=5))["code"] == "invalid_json"
+    frames = await run_turn(ws, "Vad kostar premium?")
+    assert frames[-1]["grounded"] is True
+    await ws.disconnect()
+
+
+async def test_the_consumer_takes_its_services_from_as_asgi():
+    """A fake service passed through ``as_asgi`` is the one the consumer calls."""
+    from channels.testing import WebsocketCommunicator
+
+    from chat.composition import chat_services
+    from chat.consumers import ChatConsumer
+
+    seen = []
+
+    async def feedback(**kwargs):
+        seen.append(kwargs["message_id"])
+
+    fakes = dataclasses.replace(chat_services(), give_feedback=feedback)
+    ws = WebsocketCommunicator(ChatConsumer.as_asgi(services=fakes), "/ws/chat/")
+    assert (await ws.connect(timeout=5))[0]
+    await ws.send_json_to({"type": "feedback", "messageId": "anything", "rating": "up"})
+    ack = await ws.receive_json_from(timeout=5)
+    assert ack == {"type": "feedback_received", "messageId": "anything", "rating": "up"}
+    assert seen == ["anything"]
     await ws.disconnect()

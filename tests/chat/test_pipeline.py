@@ -1,15 +1,17 @@
 """The turn pipeline without a socket: events in protocol order, audit on every outcome."""
 
+import dataclasses
 from collections.abc import AsyncIterator
 
 import pytest
 
 from chat import audit
+from chat.composition import turn_services
 from chat.context import ConversationContext
 from chat.events import ActionSuggested, Response, StreamDelta, StreamEnd
 from chat.llm import LLMBackend, LLMError, LLMRequest
 from chat.models import Message
-from chat.pipeline import Turn
+from chat.pipeline import Turn, TurnRecord
 
 pytestmark = pytest.mark.usefixtures("indexed_kb")
 
@@ -37,6 +39,11 @@ class ScriptedBackend(LLMBackend):
             self.closed = True
 
 
+def using(backend: LLMBackend):
+    """The process's turn services with ``backend`` as the LLM."""
+    return dataclasses.replace(turn_services(), backend=backend)
+
+
 async def collect(turn: Turn) -> list:
     return [event async for event in turn.events()]
 
@@ -54,7 +61,10 @@ async def test_grounded_answer_events_and_audit():
     """stream* -> stream_end(done) -> response; the audit row has draft, citations, timings."""
     backend = ScriptedBackend(["Premium ", "kostar ", "399 kr/månad", "."])
     turn = Turn(
-        context=ConversationContext(), text="Vad kostar premium?", message_id="t1", backend=backend
+        context=ConversationContext(),
+        text="Vad kostar premium?",
+        message_id="t1",
+        services=using(backend),
     )
     events = await collect(turn)
     assert isinstance(events[-1], Response) and events[-1].grounded
@@ -74,7 +84,10 @@ async def test_wrong_subject_is_withheld():
     """Premium's price attached to Basic is a wrong answer."""
     backend = ScriptedBackend(["Basic kostar ", "399 kr/månad."])
     turn = Turn(
-        context=ConversationContext(), text="Vad kostar basic?", message_id="t2", backend=backend
+        context=ConversationContext(),
+        text="Vad kostar basic?",
+        message_id="t2",
+        services=using(backend),
     )
     events = await collect(turn)
     assert events[-1].grounded is False and events[-1].status == Message.Status.WITHHELD
@@ -85,7 +98,10 @@ async def test_unsupported_number_stops_the_stream_and_closes_the_backend():
     """After the first unsupported number nothing more is streamed and the LLM is closed."""
     backend = ScriptedBackend(["Premium kostar ", "777 kr/månad. ", "Mer ", "text ", "här."])
     turn = Turn(
-        context=ConversationContext(), text="Vad kostar premium?", message_id="t3", backend=backend
+        context=ConversationContext(),
+        text="Vad kostar premium?",
+        message_id="t3",
+        services=using(backend),
     )
     events = await collect(turn)
     streamed = "".join(e.delta for e in events if isinstance(e, StreamDelta))
@@ -103,7 +119,10 @@ async def test_llm_failure_is_a_fail_closed_answer():
     """A backend error ends the turn with the localized fallback, recorded as error."""
     backend = ScriptedBackend(["Premium ", "kostar"], fail_after=1)
     turn = Turn(
-        context=ConversationContext(), text="Vad kostar premium?", message_id="t4", backend=backend
+        context=ConversationContext(),
+        text="Vad kostar premium?",
+        message_id="t4",
+        services=using(backend),
     )
     events = await collect(turn)
     assert isinstance(events[-2], StreamEnd) and events[-2].reason == "done"
@@ -117,7 +136,10 @@ async def test_closing_the_turn_early_records_it_cancelled():
     """A turn closed mid-stream is recorded as cancelled with what was shown so far."""
     backend = ScriptedBackend(["Premium ", "kostar ", "399 kr/månad."])
     turn = Turn(
-        context=ConversationContext(), text="Vad kostar premium?", message_id="t5", backend=backend
+        context=ConversationContext(),
+        text="Vad kostar premium?",
+        message_id="t5",
+        services=using(backend),
     )
     events = turn.events()
     first = await anext(events)
@@ -130,7 +152,12 @@ async def test_closing_the_turn_early_records_it_cancelled():
 
 async def test_action_request_yields_prompt_then_suggestion():
     """A callback request: localized prompt without numbers, then the stored suggestion."""
-    turn = Turn(context=ConversationContext(), text="Ring mig på 070-123 45 67", message_id="t6")
+    turn = Turn(
+        context=ConversationContext(),
+        text="Ring mig på 070-123 45 67",
+        message_id="t6",
+        services=turn_services(),
+    )
     events = await collect(turn)
     assert isinstance(events[-1], ActionSuggested)
     assert events[-2].text == "Vill du att vi ringer upp dig? Bekräfta nedan."
@@ -141,7 +168,79 @@ async def test_action_request_yields_prompt_then_suggestion():
 async def test_follow_up_reuses_the_previous_query():
     """'ja' after a pricing question retrieves the pricing context again."""
     context = ConversationContext()
-    await collect(Turn(context=context, text="Vad kostar premium?", message_id="a"))
-    events = await collect(Turn(context=context, text="ja", message_id="b"))
+    await collect(
+        Turn(context=context, text="Vad kostar premium?", message_id="a", services=turn_services())
+    )
+    events = await collect(
+        Turn(context=context, text="ja", message_id="b", services=turn_services())
+    )
     assert events[-1].grounded is True
     assert any(c["file"] == "kb/pricing.md" for c in events[-1].citations)
+
+
+class Collaborators:
+    """Fakes for every collaborator of a turn but the index: what the turn asked of each."""
+
+    def __init__(self, backend):
+        self.records: list[TurnRecord] = []
+        self.finished: list[tuple] = []
+        self.suggested: list[dict] = []
+        self.admitted = 0
+        self.services = dataclasses.replace(
+            turn_services(),
+            backend=backend,
+            admit=self.admit,
+            record=self.records.append,
+            suggest=self.suggest,
+            turn_finished=lambda *args: self.finished.append(args),
+        )
+
+    async def admit(self):
+        self.admitted += 1
+
+    async def suggest(self, *, context, action, payload, message_id):
+        self.suggested.append({"action": action, "payload": payload, "message_id": message_id})
+        return {"type": "action_suggestion", "suggestionId": "action_fake", "action": action}
+
+
+async def test_a_turn_uses_only_the_collaborators_it_is_given():
+    """Admission, audit sink and metrics are the ones passed in; nothing reaches the database."""
+    fakes = Collaborators(ScriptedBackend(["Premium ", "kostar ", "399 kr/månad."]))
+    turn = Turn(
+        context=ConversationContext(),
+        text="Vad kostar premium?",
+        message_id="f1",
+        services=fakes.services,
+    )
+    events = await collect(turn)
+    assert events[-1].grounded is True
+    assert fakes.admitted == 1
+    assert [r.message_id for r in fakes.records] == ["f1"]
+    assert fakes.records[0].status == Message.Status.DONE
+    assert [f[0] for f in fakes.finished] == [Message.Status.DONE]
+    await audit.drain()
+    assert await _assistant_rows() == 0
+
+
+async def test_an_action_turn_asks_the_action_service_it_is_given():
+    """A callback request goes to the injected action service, not the database."""
+    fakes = Collaborators(ScriptedBackend([]))
+    turn = Turn(
+        context=ConversationContext(),
+        text="Ring mig på 070-123 45 67",
+        message_id="f2",
+        services=fakes.services,
+    )
+    events = await collect(turn)
+    assert events[-1].frame()["suggestionId"] == "action_fake"
+    assert [(s["action"], s["payload"]["phone"], s["message_id"]) for s in fakes.suggested] == [
+        ("schedule_callback", "070-123 45 67", "f2")
+    ]
+    assert fakes.admitted == 0  # an action turn starts no LLM stream
+    assert fakes.records[0].suggestion_id == "action_fake"
+
+
+async def _assistant_rows() -> int:
+    from asgiref.sync import sync_to_async
+
+    return await sync_to_async(Message.objects.filter(role=Message.Role.ASSISTANT).count)()

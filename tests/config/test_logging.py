@@ -1,6 +1,7 @@
 """Log lines carry the turn's conversation and message ids; JSON when LOG_FORMAT=json."""
 
 import asyncio
+import dataclasses
 import io
 import json
 import logging
@@ -17,6 +18,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from chat import audit
+from chat.composition import turn_services
 from chat.context import ConversationContext
 from chat.llm import LLMBackend, LLMError, LLMRequest
 from chat.pipeline import Turn
@@ -219,7 +221,12 @@ async def test_a_turn_logs_with_its_ids_and_never_the_users_text():
     """Every INFO+ line of a failing turn is tagged with it; the question appears in none."""
     question = "Vad kostar premium per månad för företaget Zyxwvut?"
     context = ConversationContext()
-    turn = Turn(context=context, text=question, message_id="msg_7", backend=FailingBackend())
+    turn = Turn(
+        context=context,
+        text=question,
+        message_id="msg_7",
+        services=dataclasses.replace(turn_services(), backend=FailingBackend()),
+    )
     with captured_lines() as stream, bind_turn(context.id, turn.message_id):
         events = [event async for event in turn.events()]
         await audit.drain()

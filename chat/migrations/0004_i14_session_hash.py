@@ -19,7 +19,7 @@ def hash_existing_keys(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-    dependencies = [("chat", "0001_initial")]
+    dependencies = [("chat", "0003_i16_handoff")]
 
     operations = [
         migrations.AddField(

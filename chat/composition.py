@@ -1,0 +1,104 @@
+"""The composition root: the one place that builds the chat's collaborators.
+
+Everything a connection and its turns reach outside themselves (the LLM
+backend, the KB index, the admission gate, the audit trail, the action and
+feedback services, the metrics, the per-process connection registries) is
+picked here, from the settings, and handed down: ``ChatConsumer`` gets a
+``ChatServices``, each ``Turn`` its ``TurnServices``. Nothing else in the chat
+reaches a module-level singleton, so a test passes fakes for any of them
+(``ChatConsumer.as_asgi(services=...)``, ``Turn(services=...)``).
+
+Built once per process and kept; rebuilt only when a setting that shapes it
+changes (the tests override settings).
+"""
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, replace
+from functools import cache
+from types import ModuleType
+
+from django.conf import settings
+
+from chat import action_calls, admission, audit
+from chat.asyncdb import off_loop
+from chat.context import ConversationContext
+from chat.edge import ConnectionsByAddress
+from chat.lifecycle import LiveConnections
+from chat.llm import LLMBackend, get_backend
+from chat.pipeline import TurnServices
+from chat.selectors import conversation_context
+from chat.services import feedback_create
+from config import metrics
+from grounding.selectors import acurrent_index, arefresh_index
+
+
+@dataclass(frozen=True, slots=True)
+class ChatServices:
+    """What one chat connection uses, besides its turns' ``TurnServices``."""
+
+    turn: TurnServices
+    # (session_key=) -> the browser session's conversation, resumed or new.
+    conversation: Callable[..., Awaitable[ConversationContext]]
+    # (context=, suggestion_id=) -> the action's result dict; raise SuggestionNotFound.
+    confirm_action: Callable[..., Awaitable[dict]]
+    reject_action: Callable[..., Awaitable[dict]]
+    # (conversation_id=, message_id=, rating=, comment=); raise MessageNotFound.
+    give_feedback: Callable[..., Awaitable[object]]
+    # Waits until every audit record queued so far is written.
+    audit_drain: Callable[[], Awaitable[None]]
+    # (version=) -> load that KB index version now.
+    refresh_index: Callable[..., Awaitable[None]]
+    metrics: ModuleType  # connection_opened/closed, action_confirmed
+    connections: ConnectionsByAddress
+    live: LiveConnections
+
+    def with_backend(self, backend: LLMBackend) -> "ChatServices":
+        return replace(self, turn=replace(self.turn, backend=backend))
+
+
+# The per-process registries: one each, whatever the backend.
+_connections = ConnectionsByAddress()
+_live = LiveConnections()
+
+
+def chat_services() -> ChatServices:
+    """This process's services, for the current settings."""
+    return _build(settings.LLM_BACKEND, settings.LLM_BASE_URL, settings.LLM_MODEL)
+
+
+@cache
+def _build(backend_name: str, base_url: str, model: str) -> ChatServices:
+    # Keyed by the settings that shape the backend (see chat.llm.get_backend).
+    turn = TurnServices(
+        backend=get_backend(),
+        current_index=acurrent_index,
+        admit=admission.turn_start,
+        record=audit.record_turn_later,
+        suggest=action_calls.suggestion_create,
+        turn_finished=metrics.turn_finished,
+    )
+    return ChatServices(
+        turn=turn,
+        conversation=off_loop(conversation_context),
+        confirm_action=action_calls.suggestion_confirm,
+        reject_action=action_calls.suggestion_reject,
+        give_feedback=off_loop(feedback_create),
+        audit_drain=audit.drain,
+        refresh_index=arefresh_index,
+        metrics=metrics,
+        connections=_connections,
+        live=_live,
+    )
+
+
+def turn_services() -> TurnServices:
+    return chat_services().turn
+
+
+def live_connections() -> LiveConnections:
+    """The open chat connections of this process (for a graceful shutdown)."""
+    return _live
+
+
+def connections_by_address() -> ConnectionsByAddress:
+    return _connections

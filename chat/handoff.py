@@ -1,0 +1,268 @@
+"""Services of the live handoff: a customer asks for a person, staff take and answer.
+
+Every write is one ``@transaction.atomic`` function here; what the other side
+must hear goes over the channel layer after the commit (``on_commit``), so a
+customer on one process and staff on another see the same thing, and nobody
+hears of a change that was rolled back.
+
+| service                  | who      | state              | event            | to              |
+|--------------------------|----------|--------------------|------------------|-----------------|
+| handoff_request          | customer | - -> waiting       | requested        | queue, queued   |
+|                          |          | - -> offline       | offline          | handoff_offline |
+| handoff_take             | staff    | waiting -> active  | joined           | agent_joined    |
+| handoff_staff_message    | owner    | active             | staff_message    | agent_message   |
+| handoff_customer_message | customer | active             | customer_message | owner's console |
+| handoff_hand_back        | owner    | active -> closed   | left             | agent_left      |
+
+Typing indicators are not audited: the consumers relay them over the layer.
+"""
+
+import uuid
+from dataclasses import dataclass
+
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from chat.handoff_rules import is_open
+from chat.models import Handoff, HandoffEvent
+from chat.selectors import handoff_position
+from chat.services import conversation_touch
+
+STAFF_GROUP = "handoff.staff"
+QUEUE_CHANGED = "handoff.queue"
+
+
+def customer_group(conversation_id) -> str:
+    """Every customer connection of a conversation (the chat consumer's group)."""
+    return f"conversation.{conversation_id}"
+
+
+def owner_group(conversation_id) -> str:
+    """The staff connections that own a conversation."""
+    return f"handoff.{conversation_id}"
+
+
+def staff_name(user: AbstractBaseUser) -> str:
+    """The name a customer sees for a staff member: first name, else the username."""
+    return getattr(user, "first_name", "") or user.get_username()
+
+
+class HandoffError(Exception):
+    """A handoff step that the handoff's state does not allow."""
+
+
+class AlreadyTaken(HandoffError):
+    """Another staff member took the conversation first (or it is no longer waiting)."""
+
+    def __init__(self, owner: str = "") -> None:
+        super().__init__(owner)
+        self.owner = owner
+
+
+class NotOwner(HandoffError):
+    """Only the staff member who took the conversation may answer or hand it back."""
+
+
+@dataclass(frozen=True, slots=True)
+class RequestResult:
+    handoff: Handoff
+    position: int | None  # None when outside opening hours
+    created: bool
+
+    @property
+    def offline(self) -> bool:
+        return self.handoff.status == Handoff.Status.OFFLINE
+
+
+def _publish(group: str, event: dict) -> None:
+    """Send ``event`` to ``group`` over the channel layer once the transaction commits."""
+
+    def send() -> None:
+        layer = get_channel_layer()
+        if layer is not None:
+            async_to_sync(layer.group_send)(group, event)
+
+    transaction.on_commit(send)
+
+
+def _to_customer(conversation_id, frame: dict) -> None:
+    _publish(customer_group(conversation_id), {"type": "handoff.frame", "frame": frame})
+
+
+def _queue_changed() -> None:
+    _publish(STAFF_GROUP, {"type": QUEUE_CHANGED})
+
+
+def _positions_changed() -> None:
+    """Tell each waiting customer their place in the queue now."""
+    waiting = Handoff.objects.filter(status=Handoff.Status.WAITING).order_by("requested_at", "id")
+    for position, conversation_id in enumerate(
+        waiting.values_list("conversation_id", flat=True), 1
+    ):
+        _to_customer(conversation_id, {"type": "handoff_queued", "position": position})
+
+
+@transaction.atomic
+def handoff_request(
+    *,
+    conversation_id: uuid.UUID,
+    session_key: str = "",
+    language: str = "sv",
+    source: str = Handoff.Source.BUTTON,
+    text: str = "",
+) -> RequestResult:
+    """Put the conversation in the queue for a person (idempotent while one is open).
+
+    Outside ``HANDOFF_OPENING_HOURS`` the request is recorded as offline and
+    the customer is offered a callback or a ticket instead.
+    """
+    conversation_touch(conversation_id=conversation_id, session_key=session_key, language=language)
+    open_handoff = _open_handoff(conversation_id)
+    if open_handoff is not None:
+        return RequestResult(open_handoff, handoff_position(handoff=open_handoff), created=False)
+    now = timezone.now()
+    if not is_open(settings.HANDOFF_OPENING_HOURS, timezone.localtime(now)):
+        handoff = Handoff.objects.create(
+            conversation_id=conversation_id,
+            status=Handoff.Status.OFFLINE,
+            source=source,
+            requested_at=now,
+            closed_at=now,
+        )
+        _event(handoff, HandoffEvent.Kind.OFFLINE, text=text)
+        return RequestResult(handoff, None, created=True)
+    try:
+        with transaction.atomic():
+            handoff = Handoff.objects.create(
+                conversation_id=conversation_id, source=source, requested_at=now
+            )
+    except IntegrityError:  # another tab asked at the same moment: one request
+        handoff = _open_handoff(conversation_id)
+        return RequestResult(handoff, handoff_position(handoff=handoff), created=False)
+    _event(handoff, HandoffEvent.Kind.REQUESTED, text=text)
+    _queue_changed()
+    return RequestResult(handoff, handoff_position(handoff=handoff), created=True)
+
+
+@transaction.atomic
+def handoff_take(*, conversation_id: uuid.UUID, staff: AbstractBaseUser) -> Handoff:
+    """Give the waiting conversation to ``staff``; raises ``AlreadyTaken`` if someone was first.
+
+    One conditional UPDATE (waiting -> active): under concurrent takes, from
+    any number of processes, the database lets exactly one of them match.
+    """
+    now = timezone.now()
+    taken = Handoff.objects.filter(
+        conversation_id=conversation_id, status=Handoff.Status.WAITING
+    ).update(status=Handoff.Status.ACTIVE, taken_by=staff, taken_at=now)
+    if taken != 1:
+        current = (
+            Handoff.objects.filter(conversation_id=conversation_id)
+            .select_related("taken_by")
+            .order_by("-requested_at", "-id")
+            .first()
+        )
+        owner = staff_name(current.taken_by) if current and current.taken_by else ""
+        raise AlreadyTaken(owner)
+    handoff = Handoff.objects.get(conversation_id=conversation_id, status=Handoff.Status.ACTIVE)
+    _event(handoff, HandoffEvent.Kind.JOINED, staff=staff)
+    _to_customer(conversation_id, {"type": "agent_joined", "name": staff_name(staff)})
+    _queue_changed()
+    _positions_changed()
+    return handoff
+
+
+@transaction.atomic
+def handoff_staff_message(
+    *, conversation_id: uuid.UUID, staff: AbstractBaseUser, text: str
+) -> HandoffEvent:
+    """The owner's message to the customer (kept in the audit trail)."""
+    handoff = _owned(conversation_id, staff)
+    event = _event(
+        handoff,
+        HandoffEvent.Kind.STAFF_MESSAGE,
+        staff=staff,
+        text=text,
+        message_id=f"agent_{uuid.uuid4().hex[:12]}",
+    )
+    _to_customer(
+        conversation_id, {"type": "agent_message", "messageId": event.message_id, "text": text}
+    )
+    return event
+
+
+@transaction.atomic
+def handoff_customer_message(
+    *, conversation_id: uuid.UUID, text: str, message_id: str = ""
+) -> HandoffEvent | None:
+    """The customer's message while a person owns the conversation; None when nobody does."""
+    handoff = Handoff.objects.filter(
+        conversation_id=conversation_id, status=Handoff.Status.ACTIVE
+    ).first()
+    if handoff is None:
+        return None
+    event = _event(handoff, HandoffEvent.Kind.CUSTOMER_MESSAGE, text=text, message_id=message_id)
+    _publish(
+        owner_group(conversation_id),
+        {
+            "type": "handoff.customer",
+            "frame": {
+                "type": "customer_message",
+                "conversationId": str(conversation_id),
+                "messageId": message_id,
+                "text": text,
+                "at": event.created_at.isoformat(),
+            },
+        },
+    )
+    return event
+
+
+@transaction.atomic
+def handoff_hand_back(*, conversation_id: uuid.UUID, staff: AbstractBaseUser) -> Handoff:
+    """The owner leaves: the agent answers the customer again."""
+    handoff = _owned(conversation_id, staff)
+    handoff.status, handoff.closed_at = Handoff.Status.CLOSED, timezone.now()
+    handoff.save(update_fields=["status", "closed_at"])
+    _event(handoff, HandoffEvent.Kind.LEFT, staff=staff)
+    _to_customer(conversation_id, {"type": "agent_left", "name": staff_name(staff)})
+    _publish(
+        owner_group(conversation_id),
+        {"type": "handoff.closed", "conversationId": str(conversation_id)},
+    )
+    _queue_changed()
+    return handoff
+
+
+def _open_handoff(conversation_id) -> Handoff | None:
+    return Handoff.objects.filter(
+        conversation_id=conversation_id,
+        status__in=(Handoff.Status.WAITING, Handoff.Status.ACTIVE),
+    ).first()
+
+
+def _owned(conversation_id, staff) -> Handoff:
+    """The active handoff owned by ``staff``, locked; ``NotOwner`` otherwise."""
+    handoff = (
+        Handoff.objects.select_for_update()
+        .filter(conversation_id=conversation_id, status=Handoff.Status.ACTIVE)
+        .first()
+    )
+    if handoff is None or handoff.taken_by_id != staff.pk:
+        raise NotOwner(str(conversation_id))
+    return handoff
+
+
+def _event(handoff: Handoff, kind: str, *, staff=None, text: str = "", message_id: str = ""):
+    return HandoffEvent.objects.create(
+        handoff=handoff,
+        conversation_id=handoff.conversation_id,
+        kind=kind,
+        staff=staff,
+        text=text,
+        message_id=message_id,
+    )

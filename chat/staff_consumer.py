@@ -1,0 +1,173 @@
+"""The staff console's WebSocket (``/ws/staff/``): the live queue, take, reply, hand back.
+
+Authenticated by the Django session (the admin login); only active staff with
+``chat.handle_handoff`` get in. Frames are listed in the README ("Staff
+console protocol"). Each hook parses a frame and calls one service of
+``chat.handoff``; what other processes must hear goes over the channel layer.
+"""
+
+import uuid
+
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncJsonWebsocketConsumer
+
+from chat import handoff
+from chat.asyncdb import off_loop
+from chat.selectors import handoff_history, handoff_queue
+
+PERMISSION = "chat.handle_handoff"
+MAX_REPLY_CHARS = 4000
+DENIED = 4403  # close code before accept: the handshake is refused with 403
+
+
+def may_handle_handoffs(user) -> bool:
+    return bool(
+        user is not None
+        and user.is_authenticated
+        and user.is_active
+        and user.is_staff
+        and user.has_perm(PERMISSION)
+    )
+
+
+def _owned_conversations(user) -> list[str]:
+    from chat.models import Handoff
+
+    return [
+        str(pk)
+        for pk in Handoff.objects.filter(status=Handoff.Status.ACTIVE, taken_by=user).values_list(
+            "conversation_id", flat=True
+        )
+    ]
+
+
+class StaffConsumer(AsyncJsonWebsocketConsumer):
+    async def connect(self) -> None:
+        """Staff with the handoff permission only; then the queue and their open conversations."""
+        self.user = self.scope.get("user")
+        self.owned: set[str] = set()
+        if not await database_sync_to_async(may_handle_handoffs)(self.user):
+            await self.close(code=DENIED)
+            return
+        await self.channel_layer.group_add(handoff.STAFF_GROUP, self.channel_name)
+        await self.accept()
+        await self._send_queue()
+        for conversation_id in await off_loop(_owned_conversations)(self.user):
+            await self._open(conversation_id)
+
+    async def disconnect(self, code: int) -> None:
+        """Leave the groups; a conversation stays owned until its owner hands it back."""
+        await self.channel_layer.group_discard(handoff.STAFF_GROUP, self.channel_name)
+        for conversation_id in self.owned:
+            await self.channel_layer.group_discard(
+                handoff.owner_group(conversation_id), self.channel_name
+            )
+
+    async def receive_json(self, content, **kwargs) -> None:
+        """One frame: take, message, typing or hand_back, each for one conversation."""
+        kind = content.get("type") if isinstance(content, dict) else None
+        handler = self.handlers.get(kind)
+        conversation_id = _conversation_id(content)
+        if handler is None or conversation_id is None:
+            await self._error("invalid_message", "Expected take, message, typing or hand_back.")
+            return
+        await handler(self, conversation_id, content)
+
+    async def on_take(self, conversation_id: str, content: dict) -> None:
+        """Take a waiting conversation: exactly one staff member wins."""
+        try:
+            await off_loop(handoff.handoff_take)(conversation_id=conversation_id, staff=self.user)
+        except handoff.AlreadyTaken as exc:
+            await self.send_json(
+                {"type": "take_failed", "conversationId": conversation_id, "takenBy": exc.owner}
+            )
+            return
+        await self._open(conversation_id)
+
+    async def on_message(self, conversation_id: str, content: dict) -> None:
+        """Send the customer a message (only the owner may)."""
+        text = content.get("text")
+        if not isinstance(text, str) or not text.strip() or len(text) > MAX_REPLY_CHARS:
+            await self._error("invalid_message", f"'text' must be 1..{MAX_REPLY_CHARS} characters.")
+            return
+        try:
+            event = await off_loop(handoff.handoff_staff_message)(
+                conversation_id=conversation_id, staff=self.user, text=text.strip()
+            )
+        except handoff.NotOwner:
+            await self._error("not_owner", "You do not own this conversation.")
+            return
+        await self.send_json(
+            {
+                "type": "sent",
+                "conversationId": conversation_id,
+                "messageId": event.message_id,
+                "text": event.text,
+            }
+        )
+
+    async def on_typing(self, conversation_id: str, content: dict) -> None:
+        """Show the customer that the owner is typing."""
+        if conversation_id in self.owned:
+            await self.channel_layer.group_send(
+                handoff.customer_group(conversation_id),
+                {"type": "handoff.frame", "frame": {"type": "agent_typing"}},
+            )
+
+    async def on_hand_back(self, conversation_id: str, content: dict) -> None:
+        """Leave the conversation: the agent answers the customer again."""
+        try:
+            await off_loop(handoff.handoff_hand_back)(
+                conversation_id=conversation_id, staff=self.user
+            )
+        except handoff.NotOwner:
+            await self._error("not_owner", "You do not own this conversation.")
+
+    handlers = {
+        "take": on_take,
+        "message": on_message,
+        "typing": on_typing,
+        "hand_back": on_hand_back,
+    }
+
+    # -- channel layer events --------------------------------------------------
+
+    async def handoff_queue(self, event: dict) -> None:
+        """The queue changed somewhere: send the current one."""
+        await self._send_queue()
+
+    async def handoff_customer(self, event: dict) -> None:
+        """The customer of a conversation this staff member owns wrote or is typing."""
+        await self.send_json(event["frame"])
+
+    async def handoff_closed(self, event: dict) -> None:
+        """The conversation was handed back: stop following it."""
+        conversation_id = event["conversationId"]
+        self.owned.discard(conversation_id)
+        await self.channel_layer.group_discard(
+            handoff.owner_group(conversation_id), self.channel_name
+        )
+        await self.send_json({"type": "closed", "conversationId": conversation_id})
+
+    # -- helpers ---------------------------------------------------------------
+
+    async def _open(self, conversation_id: str) -> None:
+        self.owned.add(conversation_id)
+        await self.channel_layer.group_add(handoff.owner_group(conversation_id), self.channel_name)
+        history = await off_loop(handoff_history)(conversation_id=conversation_id)
+        await self.send_json(
+            {"type": "conversation", "conversationId": conversation_id, "history": history}
+        )
+
+    async def _send_queue(self) -> None:
+        await self.send_json({"type": "queue", "items": await off_loop(handoff_queue)()})
+
+    async def _error(self, code: str, message: str) -> None:
+        await self.send_json({"type": "error", "code": code, "message": message})
+
+
+def _conversation_id(content) -> str | None:
+    try:
+        return str(uuid.UUID(str(content.get("conversationId"))))
+    except (AttributeError, ValueError):
+        return None

@@ -1,0 +1,103 @@
+"""One connection's turns, one at a time: start, stream, cancel, stop.
+
+The consumer owns one ``TurnRunner`` and calls it; the runner runs each turn
+(``chat.pipeline.Turn``) in a task of its own and hands its frames to
+``send``. Testable without a socket: ``send`` is any async callable.
+
+| call            | a turn is streaming                | past its stream_end       | idle    |
+|-----------------|------------------------------------|---------------------------|---------|
+| ``start(turn)`` | stop it, stream_end cancelled; run | let it finish; then run   | run     |
+| ``cancel()``    | stop it, stream_end cancelled      | let it finish (in order)  | nothing |
+| ``stop()``      | stop it silently (client gone)     | stop it silently          | nothing |
+| ``interrupt()`` | stop it (interrupted), stream_end  | stop it (interrupted)     | nothing |
+
+A stopped turn is recorded by the turn itself (cancelled, or interrupted on
+server shutdown). A turn that fails gets stream_end{done} if its stream was
+open, then an ``internal_error`` frame; the connection stays usable.
+"""
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from contextlib import aclosing, suppress
+
+from chat.events import StreamEnd
+from chat.pipeline import Turn
+from chat.protocol import ErrorCode, error_frame
+from config.logging import bind_turn
+
+logger = logging.getLogger(__name__)
+
+Send = Callable[[dict], Awaitable[None]]
+
+
+class TurnRunner:
+    def __init__(self, send: Send) -> None:
+        self.send = send
+        self.turn: Turn | None = None
+        self.task: asyncio.Task | None = None
+        self.streaming_id: str | None = None  # messageId of the turn whose stream is open
+
+    @property
+    def running(self) -> bool:
+        return self.task is not None and not self.task.done()
+
+    async def start(self, turn: Turn) -> None:
+        """End the current turn (see the table), then run ``turn`` in the background."""
+        await self.cancel()
+        self.turn = turn
+        self.streaming_id = turn.message_id
+        self.task = asyncio.create_task(self._run(turn), name=f"turn {turn.message_id}")
+
+    async def cancel(self) -> None:
+        """The client's cancel: stop the open stream (telling the client), or let a turn finish."""
+        if not self.running:
+            return
+        message_id = self.streaming_id
+        if message_id is None:
+            # Past stream_end: only the response/suggestion are left; keep their order.
+            with suppress(asyncio.CancelledError):
+                await self.task
+            return
+        await self._stop_task()
+        self.streaming_id = None
+        await self.send(StreamEnd("cancelled", message_id).frame())
+
+    async def stop(self) -> None:
+        """The client went away: stop the turn, nobody to tell."""
+        await self._stop_task()
+
+    async def interrupt(self) -> None:
+        """Server shutdown: stop the turn (recorded as interrupted) and close its open stream."""
+        if self.running and self.turn is not None:
+            self.turn.interrupted = True
+            await self._stop_task()
+        if self.streaming_id is not None:
+            message_id, self.streaming_id = self.streaming_id, None
+            await self.send(StreamEnd("cancelled", message_id).frame())
+
+    async def _stop_task(self) -> None:
+        task = self.task
+        if task is not None and not task.done():
+            task.cancel()
+            with suppress(asyncio.CancelledError):
+                await task
+
+    async def _run(self, turn: Turn) -> None:
+        with bind_turn(turn.context.id, turn.message_id):
+            try:
+                async with aclosing(turn.events()) as events:
+                    async for event in events:
+                        if isinstance(event, StreamEnd):
+                            self.streaming_id = None
+                        await self.send(event.frame())
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                logger.exception("Turn %s failed", turn.message_id)
+                if self.streaming_id == turn.message_id:
+                    self.streaming_id = None
+                    await self.send(StreamEnd("done", turn.message_id).frame())
+                await self.send(
+                    error_frame(ErrorCode.INTERNAL, "The answer failed.", messageId=turn.message_id)
+                )
