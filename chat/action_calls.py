@@ -21,7 +21,9 @@ def _create(*, context: ConversationContext, action: str, payload: dict, message
 
 def _confirm(*, context: ConversationContext, suggestion_id: str) -> dict:
     return actions.suggestion_confirm(
-        suggestion_id=suggestion_id, conversation_id=context.id
+        suggestion_id=suggestion_id,
+        conversation_id=context.id,
+        client_address=context.client_address,
     ).as_dict()
 
 

@@ -16,6 +16,7 @@ so ``websocket_receive``, the consumer's documented handler for the ASGI
 passes every other frame on to Channels unchanged.
 """
 
+import asyncio
 import logging
 import secrets
 import time
@@ -27,7 +28,7 @@ from django.conf import settings
 from chat import protocol
 from chat.action_calls import SuggestionNotFound
 from chat.composition import ChatServices, chat_services
-from chat.edge import client_address
+from chat.edge import ConnectionSlot, client_address
 from chat.pipeline import Turn
 from chat.protocol import ErrorCode, ProtocolError, error_frame
 from chat.ratelimit import limiter_from_setting
@@ -49,8 +50,6 @@ def new_message_id() -> str:
 
 class ChatConsumer(AsyncJsonWebsocketConsumer):
     closing = False
-    admitted = False
-    counted = False
     groups_joined: tuple[str, ...] = ()
 
     def __init__(self, *args, services: ChatServices | None = None, **kwargs) -> None:
@@ -78,29 +77,40 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
             await self.receive_json(_decoded(message.get("text"), message.get("bytes")))
 
     async def connect(self) -> None:
-        """Resume the browser session's conversation (or start one) and accept."""
+        """Resume the browser session's conversation (or start one) and accept.
+
+        The connection's slot (per-address count, open-connections gauge) is
+        released on every path that does not end in an open connection.
+        """
         services = self.services
         self.address = client_address(self.scope)
-        self.admitted = services.connections.admit(
-            self.address, limit=settings.WS_MAX_CONNECTIONS_PER_IP
-        )
-        if not self.admitted:
+        self.slot = ConnectionSlot(services.connections, self.address)
+        self.scope.get("connection_slots", []).append(self.slot)
+        if not self.slot.admit(limit=settings.WS_MAX_CONNECTIONS_PER_IP):
             await self.accept()
             await self._refuse(
                 ErrorCode.TOO_MANY_CONNECTIONS, "Too many connections from your address.", 1008
             )
             return
-        self.context = await services.conversation(session_key=self.scope.get("session_key", ""))
-        self.limiter = limiter_from_setting(settings.WS_RATE_LIMIT)
-        self.flood = limiter_from_setting(settings.WS_FLOOD_LIMIT)
-        self.groups_joined = (conversation_group(self.context.id), KB_GROUP)
-        for group in self.groups_joined:
-            await self.channel_layer.group_add(group, self.channel_name)
-        await self.accept()
+        try:
+            self.context = await services.conversation(
+                session_key=self.scope.get("session_key", "")
+            )
+            self.context.client_address = self.address
+            self.limiter = limiter_from_setting(settings.WS_RATE_LIMIT)
+            self.flood = limiter_from_setting(settings.WS_FLOOD_LIMIT)
+            if not await self._join_groups(conversation_group(self.context.id), KB_GROUP):
+                self.slot.release()
+                await self.close()  # the handshake is refused; the client retries
+                return
+            await self.accept()
+        except BaseException:
+            self.slot.release()
+            raise
         services.live.register(self)
         bind_conversation(self.context.id)
         services.metrics.connection_opened()
-        self.counted = True
+        self.slot.on_release(services.metrics.connection_closed)
 
     async def receive_json(self, content, **kwargs) -> None:
         """One decoded frame: the command's handler, or one error frame for bad input."""
@@ -127,14 +137,18 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
 
     async def disconnect(self, code: int) -> None:
         """Stop the running turn (it is recorded as cancelled) and leave the groups."""
-        await self.turns.stop()
-        for group in self.groups_joined:
-            await self.channel_layer.group_discard(group, self.channel_name)
-        if self.counted:
-            self.services.metrics.connection_closed()
-        if self.admitted:
-            self.services.connections.release(self.address)
-        self.services.live.unregister(self)
+        try:
+            await self.turns.stop()
+            for group in self.groups_joined:
+                try:
+                    await self.channel_layer.group_discard(group, self.channel_name)
+                except Exception:  # the layer is away; its group entries expire
+                    logger.warning("Could not leave %s", group, exc_info=True)
+        finally:
+            slot = getattr(self, "slot", None)
+            if slot is not None:
+                slot.release()
+            self.services.live.unregister(self)
 
     # -- handlers, one per client message type ---------------------------------
 
@@ -232,6 +246,22 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         self.closing = True
         await self.send_json(error_frame(code, message))
         await self.close(code=close_code)
+
+    async def _join_groups(self, *groups: str) -> bool:
+        """Join ``groups``; one retry per group (the first use of a pooled connection
+        after a Redis restart fails). False when the channel layer is unavailable."""
+        for group in groups:
+            for attempt in (1, 2):
+                try:
+                    await self.channel_layer.group_add(group, self.channel_name)
+                    break
+                except Exception:
+                    if attempt == 2:
+                        logger.error("Channel layer unavailable; refusing a connection")
+                        return False
+                    await asyncio.sleep(0.05)
+            self.groups_joined += (group,)
+        return True
 
     async def _action(self, call, suggestion_id: str) -> dict:
         try:

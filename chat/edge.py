@@ -15,15 +15,26 @@ itself and is ignored.
 | trusted       | ``203.0.113.9, 10.0.0.2`` (10.0.0.2 trusted) | 203.0.113.9 |
 | trusted       | only trusted hops             | the leftmost hop        |
 
-The per-address connection cap (``connection_admit``) and the action quotas
-count by this address.
+The per-address connection cap (``ConnectionsByAddress``) and the action
+quotas count by this address.
+
+A connection's place in the count is a ``ConnectionSlot``, released exactly
+once on every path: by the consumer's ``disconnect`` (in a ``finally``), by
+its ``connect`` when that fails after admission, and by ``ReleaseSlots``
+when the application instance ends any other way (an exception in a hook,
+the channel layer failing under a connection during a Redis outage: then
+Channels never calls ``disconnect``).
 """
 
 import ipaddress
+import logging
 from collections import Counter
+from collections.abc import Callable
 from functools import lru_cache
 
 from django.conf import settings
+
+logger = logging.getLogger(__name__)
 
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 
@@ -101,3 +112,49 @@ class ConnectionsByAddress:
     def total(self) -> int:
         """Connections admitted and not yet released, all addresses together."""
         return sum(self.open.values())
+
+
+class ConnectionSlot:
+    """One WebSocket's place in its address's count; ``release`` is safe to call again."""
+
+    def __init__(self, connections: ConnectionsByAddress, address: str) -> None:
+        self.connections = connections
+        self.address = address
+        self.held = False
+        self._on_release: list[Callable[[], None]] = []
+
+    def admit(self, *, limit: int) -> bool:
+        self.held = self.connections.admit(self.address, limit=limit)
+        return self.held
+
+    def on_release(self, callback: Callable[[], None]) -> None:
+        """Call ``callback`` once when the slot is released (e.g. the open-connections gauge)."""
+        self._on_release.append(callback)
+
+    def release(self) -> None:
+        if self.held:
+            self.held = False
+            self.connections.release(self.address)
+        callbacks, self._on_release = self._on_release, []
+        for callback in callbacks:
+            callback()
+
+
+class ReleaseSlots:
+    """ASGI middleware: the slots a connection took are released when its instance ends.
+
+    The consumer puts its ``ConnectionSlot`` in ``scope["connection_slots"]``.
+    """
+
+    def __init__(self, app) -> None:
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        slots: list[ConnectionSlot] = []
+        try:
+            return await self.app({**scope, "connection_slots": slots}, receive, send)
+        finally:
+            for slot in slots:
+                if slot.held:
+                    logger.warning("Connection from %s ended without disconnect", slot.address)
+                slot.release()

@@ -3,6 +3,7 @@ from channels.security.websocket import OriginValidator
 from django.urls import path
 
 from chat.consumers import ChatConsumer
+from chat.edge import ReleaseSlots
 from chat.staff_consumer import StaffConsumer
 
 
@@ -14,8 +15,8 @@ def staff_application():
 
 
 websocket_urlpatterns = [
-    path("ws/chat/", ChatConsumer.as_asgi()),
+    path("ws/chat/", ReleaseSlots(ChatConsumer.as_asgi())),
     path("ws/staff/", staff_application()),
     # Clients written against the seed connect to the root.
-    path("", ChatConsumer.as_asgi()),
+    path("", ReleaseSlots(ChatConsumer.as_asgi())),
 ]
