@@ -24,6 +24,8 @@ migrate: install
 	$(UV) run python manage.py reindex_kb --if-empty
 
 run: migrate
+	$(UV) run python manage.py mark_interrupted_turns
+	$(UV) run python manage.py recover_executions
 	$(UV) run python -m config.serve -b $(HOST) -p $(PORT) --http-timeout $(HTTP_TIMEOUT) --websocket-max-message-size $(WS_TRANSPORT_MAX_BYTES) --websocket-max-frame-size $(WS_TRANSPORT_MAX_BYTES) config.asgi:application
 
 lint: install

@@ -55,7 +55,9 @@ class Message(models.Model):
         NO_SUPPORT = "no_support", "No support in KB"
         ACTION = "action", "Action suggested"
         ERROR = "error", "Error"
-        INTERRUPTED = "interrupted", "Interrupted (server shutdown)"
+        INTERRUPTED = "interrupted", "Interrupted (server shutdown or crash)"
+        # The question is recorded and the answer is being generated.
+        IN_PROGRESS = "in_progress", "In progress"
 
     conversation = models.ForeignKey(
         Conversation, on_delete=models.PROTECT, related_name="messages"

@@ -98,6 +98,11 @@ def storable(value: str) -> bool:
     return _UNSTORABLE.search(value) is None
 
 
+def made_storable(value: str) -> str:
+    """``value`` with each unstorable character replaced by U+FFFD (for text we did not parse)."""
+    return value if storable(value) else _UNSTORABLE.sub("\ufffd", value)
+
+
 class FrameTooLarge(ProtocolError):
     """A frame so large that the connection is closed after the error frame (1009)."""
 

@@ -189,6 +189,9 @@ LLM_MAX_RETRIES = env.int("LLM_MAX_RETRIES", default=2)
 LLM_MAX_TOKENS = env.int("LLM_MAX_TOKENS", default=1024)
 LLM_PROMPT_TOKEN_BUDGET = env.int("LLM_PROMPT_TOKEN_BUDGET", default=6000)
 
+# Audit writes that may wait for the database while it is away (chat/audit.py).
+AUDIT_QUEUE_MAX = env.int("AUDIT_QUEUE_MAX", default=10_000)
+
 ACTION_WINDOW_SECONDS = env.int("ACTION_WINDOW_SECONDS", default=30)
 # An execution left pending or running this long was abandoned by a crash:
 # the next confirm, or `manage.py recover_executions`, runs it again with the
