@@ -6,9 +6,7 @@ Each test gets a PostgreSQL database of its own (on the server of
 port. Without either, the tests skip (and ``CI=true`` fails the run).
 """
 
-import asyncio
 import json
-import os
 import shutil
 import signal
 import subprocess
@@ -57,6 +55,7 @@ class Product:
     stack: ExitStack = field(default_factory=ExitStack)
 
     def start(self) -> None:
+        """The start-up commands of ``make run`` (this is the only process), then daphne."""
         manage("mark_interrupted_turns", "--older-than", "0", env=self.env)
         manage("recover_executions", env=self.env)
         self.port, self.proc = self.stack.enter_context(
@@ -205,6 +204,3 @@ def own_redis(tmp_path) -> Iterator[RedisServer]:
     server.start()
     yield server
     server.stop()
-
-
-

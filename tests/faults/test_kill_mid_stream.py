@@ -53,6 +53,4 @@ def test_kill_9_mid_stream_keeps_every_question_and_marks_its_turn_interrupted(
     assert [r[0] for r in rows] == asked
     assert {r[1] for r in rows} == {QUESTION}
     assert {r[2] for r in rows} == {"interrupted"}
-    assert product.query("SELECT count(*) FROM chat_message WHERE status = 'in_progress'") == [
-        (0,)
-    ]
+    assert product.query("SELECT count(*) FROM chat_message WHERE status = 'in_progress'") == [(0,)]
