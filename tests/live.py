@@ -82,6 +82,7 @@ def daphne_server(
     *,
     log_path: Path | None = None,
     extra_args: tuple[str, ...] = (),
+    start_timeout: float = 20.0,
 ):
     """Run the product on 127.0.0.1 as ``make run`` does; yields ``(port, process)``.
 
@@ -111,7 +112,7 @@ def daphne_server(
         stderr=log if log is not None else subprocess.PIPE,
     )
     try:
-        wait_for_port(port, proc)
+        wait_for_port(port, proc, timeout=start_timeout)
         yield port, proc
     finally:
         if proc.poll() is None:

@@ -33,6 +33,8 @@ from tests.scaleout.conftest import postgres_server_url  # noqa: F401 (fixture)
 
 HTTP_TIMEOUT_SECONDS = 10.0
 RECV_TIMEOUT_SECONDS = 15.0
+# Generous: two shared cores, and a restart right after a kill -9.
+START_TIMEOUT = 60.0
 
 
 @pytest.fixture
@@ -59,7 +61,9 @@ class Product:
         manage("mark_interrupted_turns", "--older-than", "0", env=self.env)
         manage("recover_executions", env=self.env)
         self.port, self.proc = self.stack.enter_context(
-            daphne_server(self.env, port=self.port, log_path=self.log_path)
+            daphne_server(
+                self.env, port=self.port, log_path=self.log_path, start_timeout=START_TIMEOUT
+            )
         )
 
     def kill_9(self) -> None:
