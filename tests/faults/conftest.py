@@ -7,6 +7,7 @@ port. Without either, the tests skip (and ``CI=true`` fails the run).
 """
 
 import json
+import os
 import shutil
 import signal
 import subprocess
@@ -37,11 +38,24 @@ RECV_TIMEOUT_SECONDS = 15.0
 START_TIMEOUT = 60.0
 
 
+@pytest.fixture(scope="session")
+def template_database(postgres_server_url, tmp_path_factory) -> Iterator[str]:  # noqa: F811
+    """Migrated and indexed once per session; each test's database is a copy of it."""
+    name = f"agent_faults_template_{os.getpid()}"
+    with throwaway_postgres_database(postgres_server_url, name) as url:
+        prepare_database(fault_env(url, tmp_path_factory.mktemp("template")))
+        yield name
+
+
 @pytest.fixture
-def database_url(postgres_server_url) -> Iterator[str]:  # noqa: F811
-    with throwaway_postgres_database(
-        postgres_server_url, f"agent_faults_{uuid.uuid4().hex[:12]}"
-    ) as url:
+def database_url(postgres_server_url, template_database) -> Iterator[str]:  # noqa: F811
+    import psycopg
+
+    name = f"agent_faults_{uuid.uuid4().hex[:12]}"
+    with throwaway_postgres_database(postgres_server_url, name) as url:
+        with psycopg.connect(postgres_server_url, autocommit=True) as admin:
+            admin.execute(f'DROP DATABASE "{name}"')
+            admin.execute(f'CREATE DATABASE "{name}" TEMPLATE "{template_database}"')
         yield url
 
 
@@ -133,8 +147,6 @@ def product_factory(database_url, tmp_path) -> Iterator:
 
     def make(name: str = "a", **overrides: str) -> Product:
         env = fault_env(database_url, tmp_path, **overrides)
-        if not started:
-            prepare_database(env)
         product = Product(env=env, database_url=database_url, log_path=tmp_path / f"{name}.log")
         started.append(product)
         return product
