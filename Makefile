@@ -10,7 +10,7 @@ HTTP_TIMEOUT ?= 30
 # uv from PATH, else a private copy bootstrapped with pip into .tools/.
 UV := $(shell command -v uv 2>/dev/null || echo .tools/bin/uv)
 
-.PHONY: run test lint format install migrate bench clean
+.PHONY: run test lint format install migrate bench screenshots clean
 
 $(UV):
 	$(PYTHON) -m venv .tools
@@ -31,6 +31,7 @@ run: migrate
 lint: install
 	$(UV) run ruff check .
 	$(UV) run ruff format --check .
+	$(UV) run lint-imports
 
 test: lint
 	$(UV) run pytest
@@ -41,6 +42,10 @@ format: install
 
 bench: install
 	$(UV) run python -m bench
+
+# The README's two screenshots of the chat page, from the current code (needs Chromium).
+screenshots: install
+	$(UV) run python scripts/screenshots.py
 
 clean:
 	rm -rf .tools .venv .pytest_cache .ruff_cache .test-db.sqlite3*

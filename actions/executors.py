@@ -3,10 +3,12 @@
 An executor is called only by ``services.suggestion_confirm``, after the claim
 on the suggestion has committed, inside a transaction of its own: the rows it
 writes commit together with the execution's result or not at all. It works only
-from the suggestion (whose payload is exactly what the user approved) and
-raises ``ActionFailed`` with a message fit for the user when it cannot act.
+from the suggestion (whose payload is exactly what the user approved) and the
+text of the message that asked for it (``source_text``, passed in by the
+caller: the actions app reads nothing of the chat's), and raises
+``ActionFailed`` with a message fit for the user when it cannot act.
 
-Each receives ``idempotency_key`` (the execution's, ``Execution.idempotency_key``):
+Each also receives ``idempotency_key`` (the execution's, ``Execution.idempotency_key``):
 the same on every attempt of one execution, so a provider that deduplicates
 by it turns a re-run after a crash into no second SMS or ticket.
 """
@@ -19,7 +21,6 @@ import phonenumbers
 
 from actions import sms
 from actions.models import ActionType, CallbackRequest, SmsMessage, Suggestion, SupportTicket
-from chat.models import Language, Message
 
 
 class ActionFailed(Exception):
@@ -32,12 +33,13 @@ class ExecutorOutcome:
     result: dict = field(default_factory=dict)
 
 
+# By the conversation's language code (chat's Language choices).
 SMS_BODIES = {
-    Language.SWEDISH: (
+    "sv": (
         "Hej! Du bad kundtjänsten om ett sms. Svara på det här meddelandet "
         "så hjälper vi dig vidare."
     ),
-    Language.ENGLISH: (
+    "en": (
         "Hello! You asked customer support for a text message. Reply to this "
         "message and we will help you further."
     ),
@@ -46,7 +48,11 @@ TICKET_SUBJECT_CHARS = 80
 
 
 def schedule_callback(
-    suggestion: Suggestion, *, now: dt.datetime, idempotency_key: str = ""
+    suggestion: Suggestion,
+    *,
+    now: dt.datetime,
+    source_text: str = "",
+    idempotency_key: str = "",
 ) -> ExecutorOutcome:
     """Record a callback request for staff; the number is optional (they can reply in chat)."""
     phone = suggestion.payload.get("phone", "")
@@ -62,7 +68,11 @@ def schedule_callback(
 
 
 def send_sms(
-    suggestion: Suggestion, *, now: dt.datetime, idempotency_key: str = ""
+    suggestion: Suggestion,
+    *,
+    now: dt.datetime,
+    source_text: str = "",
+    idempotency_key: str = "",
 ) -> ExecutorOutcome:
     """Send an SMS to the (mobile) number in the payload through the configured backend."""
     to = suggestion.payload.get("phone_e164", "")
@@ -72,7 +82,7 @@ def send_sms(
         shown = suggestion.payload.get("phone") or to
         raise ActionFailed(f"Not sent: {shown} is not a mobile number")
     language = suggestion.conversation.language
-    body = suggestion.payload.get("body") or SMS_BODIES.get(language, SMS_BODIES[Language.SWEDISH])
+    body = suggestion.payload.get("body") or SMS_BODIES.get(language, SMS_BODIES["sv"])
     # The log row first, the send last: if the provider refuses, the row rolls
     # back with the transaction and the execution is recorded as failed.
     logged = SmsMessage.objects.create(
@@ -89,10 +99,14 @@ def send_sms(
 
 
 def create_ticket(
-    suggestion: Suggestion, *, now: dt.datetime, idempotency_key: str = ""
+    suggestion: Suggestion,
+    *,
+    now: dt.datetime,
+    source_text: str = "",
+    idempotency_key: str = "",
 ) -> ExecutorOutcome:
-    """Open a support ticket holding the customer's own words."""
-    description = _source_text(suggestion)
+    """Open a support ticket holding the customer's own words (``source_text``)."""
+    description = source_text
     subject = " ".join(description.split())[:TICKET_SUBJECT_CHARS] or "Support request from chat"
     ticket = SupportTicket.objects.create(
         suggestion=suggestion,
@@ -119,21 +133,6 @@ def is_mobile(e164: str) -> bool:
         phonenumbers.PhoneNumberType.MOBILE,
         phonenumbers.PhoneNumberType.FIXED_LINE_OR_MOBILE,
     )
-
-
-def _source_text(suggestion: Suggestion) -> str:
-    if not suggestion.source_message_id:
-        return ""
-    source = (
-        Message.objects.filter(
-            conversation_id=suggestion.conversation_id,
-            message_id=suggestion.source_message_id,
-            role=Message.Role.USER,
-        )
-        .order_by("created_at")
-        .first()
-    )
-    return source.text if source else ""
 
 
 EXECUTORS: dict[str, Callable[..., ExecutorOutcome]] = {

@@ -34,3 +34,12 @@ def suggestions_pending_for_conversation(
             expires_at__gte=now,
         ).order_by("created_at", "pk")
     )
+
+
+def suggestions_for_conversation(*, conversation_id: uuid.UUID) -> list[Suggestion]:
+    """Every suggestion of the conversation with its execution, oldest first."""
+    return list(
+        Suggestion.objects.select_related("execution")
+        .filter(conversation_id=conversation_id)
+        .order_by("created_at", "pk")
+    )

@@ -32,6 +32,7 @@ import logging
 import secrets
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from django.conf import settings
@@ -104,11 +105,14 @@ def suggestion_confirm(
     conversation_id: uuid.UUID,
     client_address: str = "",
     now: dt.datetime | None = None,
+    source_text: Callable[[str], str] | None = None,
 ) -> ActionResult:
     """Run the suggestion's action if this is its first confirm within the window.
 
     Also runs an execution abandoned by a crash again (see the module
-    docstring). Raises ``SuggestionNotFound`` for an unknown id or another
+    docstring). ``source_text`` gives the text of the conversation's message
+    with a given id (the chat's); the executor gets the one that asked for the
+    action. Raises ``SuggestionNotFound`` for an unknown id or another
     conversation's.
     """
     now = now or timezone.now()
@@ -123,24 +127,39 @@ def suggestion_confirm(
             return _result_when_finished(suggestion_id=suggestion_id) or decision
         return decision
     execution, attempts = decision
-    return _attempt(execution=execution, seen_attempts=attempts, now=now)
+    return _attempt(execution=execution, seen_attempts=attempts, now=now, source_text=source_text)
 
 
-def executions_recover(*, older_than: float | None = None, now: dt.datetime | None = None) -> dict:
+def executions_recover(
+    *,
+    older_than: float | None = None,
+    now: dt.datetime | None = None,
+    source_text: Callable[[str, str], str] | None = None,
+) -> dict:
     """Run every execution abandoned by a crash again, or fail it; returns counts by outcome.
 
     Abandoned: pending or running for ``older_than`` seconds (default
     ``EXECUTION_RECOVERY_SECONDS``). Safe beside running processes: a live
     attempt is younger than that, and each recovery takes the same locks as a
     confirm, so two recoveries of one execution run it at most once.
+    ``source_text(conversation_id, message_id)``: the asking message's text.
     """
     now = now or timezone.now()
     seconds = settings.EXECUTION_RECOVERY_SECONDS if older_than is None else older_than
     counts = {"succeeded": 0, "failed": 0, "skipped": 0}
     for pk in _abandoned(now=now, seconds=seconds).values_list("pk", flat=True):
         execution = Execution.objects.select_related("suggestion").get(pk=pk)
+        conversation_id = execution.suggestion.conversation_id
         result = _attempt(
-            execution=execution, seen_attempts=execution.attempts, now=now, older_than=seconds
+            execution=execution,
+            seen_attempts=execution.attempts,
+            now=now,
+            older_than=seconds,
+            source_text=(
+                (lambda message_id, c=conversation_id: source_text(c, message_id))
+                if source_text is not None
+                else None
+            ),
         )
         if result.ignored:
             counts["skipped"] += 1
@@ -276,6 +295,7 @@ def _attempt(
     seen_attempts: int,
     now: dt.datetime,
     older_than: float | None = None,
+    source_text: Callable[[str], str] | None = None,
 ) -> ActionResult:
     """Start an attempt of ``execution`` unless another one did since; then run it."""
     suggestion = execution.suggestion
@@ -305,7 +325,7 @@ def _attempt(
         execution.attempts += 1
         execution.started_at = now
         execution.save(update_fields=["status", "attempts", "started_at"])
-    return _execute(execution=execution, now=now)
+    return _execute(execution=execution, now=now, source_text=source_text)
 
 
 def _result_when_finished(*, suggestion_id: str) -> ActionResult | None:
@@ -341,10 +361,14 @@ def _finish(execution: Execution, *, status: str, message: str, now: dt.datetime
     )
 
 
-def _execute(*, execution: Execution, now: dt.datetime) -> ActionResult:
+def _execute(
+    *, execution: Execution, now: dt.datetime, source_text: Callable[[str], str] | None
+) -> ActionResult:
     """Run the executor for a started attempt and record what happened, once."""
     suggestion = execution.suggestion
     executor = EXECUTORS[suggestion.action]
+    source_id = suggestion.source_message_id
+    asked = source_text(source_id) if source_text is not None and source_id else ""
     try:
         with transaction.atomic():
             # Lock order: the suggestion row first, as every confirm does. PostgreSQL
@@ -352,7 +376,12 @@ def _execute(*, execution: Execution, now: dt.datetime) -> ActionResult:
             # without this lock a duplicate confirm holding the row and waiting for the
             # execution row would deadlock with us. Duplicates now wait for the result.
             Suggestion.objects.select_for_update().values_list("pk").get(pk=suggestion.pk)
-            outcome = executor(suggestion, now=now, idempotency_key=execution.idempotency_key)
+            outcome = executor(
+                suggestion,
+                now=now,
+                source_text=asked,
+                idempotency_key=execution.idempotency_key,
+            )
             _finish(
                 execution,
                 status=Execution.Status.SUCCEEDED,
@@ -375,3 +404,19 @@ def _execute(*, execution: Execution, now: dt.datetime) -> ActionResult:
         )
         return ActionResult(success=False, ignored=False, message=message)
     return ActionResult(success=True, ignored=False, message=outcome.message)
+
+
+@transaction.atomic
+def suggestion_set_phone(
+    *, suggestion_id: str, conversation_id: uuid.UUID, phone: str, phone_e164: str
+) -> Suggestion:
+    """Give a pending suggestion the phone number the customer typed on its card.
+
+    Only while it is pending: once confirmed, rejected or expired the payload
+    is what was approved and stays as it is. Raises ``SuggestionNotFound``.
+    """
+    suggestion = _locked(suggestion_id=suggestion_id, conversation_id=conversation_id)
+    if suggestion.status == Suggestion.Status.PENDING:
+        suggestion.payload = {**suggestion.payload, "phone": phone, "phone_e164": phone_e164}
+        suggestion.save(update_fields=["payload"])
+    return suggestion

@@ -25,16 +25,16 @@ import orjson
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
 
-from chat import protocol
-from chat.action_calls import SuggestionNotFound
+from chat import protocol, texts
+from chat.action_calls import PhoneProblem, SuggestionNotFound
 from chat.composition import ChatServices, chat_services
 from chat.edge import ConnectionSlot, client_address
+from chat.logcontext import bind_conversation
 from chat.pipeline import Turn
 from chat.protocol import ErrorCode, ProtocolError, error_frame
 from chat.ratelimit import limiter_from_setting
 from chat.services import MessageNotFound
 from chat.turns import TurnRunner
-from config.logging import bind_conversation
 from grounding.broadcast import KB_GROUP
 
 logger = logging.getLogger(__name__)
@@ -168,22 +168,33 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
 
     async def on_confirm(self, command: protocol.ConfirmAction) -> None:
         """Run a suggested action, at most once; every tab of the conversation sees it run."""
-        result = await self._action(self.services.confirm_action, command.suggestion_id)
+        outcome = await self._action(
+            self.services.confirm_action, command.suggestion_id, phone=command.phone
+        )
+        result = outcome["result"]
         self.services.metrics.action_confirmed(result)
-        frame = {"type": "action_executed", "suggestionId": command.suggestion_id, "result": result}
+        frame = {
+            "type": "action_executed",
+            "suggestionId": command.suggestion_id,
+            "result": result,
+            "card": outcome["card"],
+        }
         await self.send_json(frame)
         if not result["ignored"]:
-            await self.channel_layer.group_send(
-                conversation_group(self.context.id),
-                {"type": "action.executed", "frame": frame, "origin": self.channel_name},
-            )
+            await self._tell_other_tabs("action.executed", frame)
 
     async def on_reject(self, command: protocol.RejectAction) -> None:
-        """Reject a suggested action; it can never run afterwards."""
-        result = await self._action(self.services.reject_action, command.suggestion_id)
-        await self.send_json(
-            {"type": "action_rejected", "suggestionId": command.suggestion_id, "result": result}
-        )
+        """Reject a suggested action; it can never run afterwards. Every tab sees it."""
+        outcome = await self._action(self.services.reject_action, command.suggestion_id)
+        frame = {
+            "type": "action_rejected",
+            "suggestionId": command.suggestion_id,
+            "result": outcome["result"],
+            "card": outcome["card"],
+        }
+        await self.send_json(frame)
+        if not outcome["result"]["ignored"]:
+            await self._tell_other_tabs("action.rejected", frame)
 
     async def on_feedback(self, command: protocol.GiveFeedback) -> None:
         """Keep a thumbs up/down (and comment) on one of this conversation's answers."""
@@ -194,6 +205,7 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
                 message_id=command.message_id,
                 rating=command.rating,
                 comment=command.comment,
+                reason=command.reason,
             )
         except MessageNotFound:
             raise ProtocolError(
@@ -218,11 +230,16 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         if event["origin"] != self.channel_name:
             await self.send_json(event["frame"])
 
+    async def action_rejected(self, event: dict) -> None:
+        """Another tab of this conversation declined an action: show it here too."""
+        if event["origin"] != self.channel_name:
+            await self.send_json(event["frame"])
+
     async def kb_reindexed(self, event: dict) -> None:
         """A reindex committed somewhere: load the new index now, not on the next question."""
         await self.services.refresh_index(version=event["version"])
 
-    # -- server shutdown (chat.lifecycle) --------------------------------------
+    # -- server shutdown (chat.shutdown) ----------------------------------------
 
     async def shut_down(self) -> None:
         """Server shutdown: stop the stream (recorded as interrupted), say so, close 1001."""
@@ -232,7 +249,10 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         try:
             await self.turns.interrupt()
             await self.send_json(
-                error_frame(ErrorCode.SERVER_SHUTDOWN, "The server is restarting; reconnect.")
+                error_frame(
+                    ErrorCode.SERVER_SHUTDOWN,
+                    texts.localized(texts.SERVER_RESTARTING, self.context.language),
+                )
             )
             await self.close(code=1001)
         except Exception:  # the client may be gone already
@@ -263,13 +283,21 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
             self.groups_joined += (group,)
         return True
 
-    async def _action(self, call, suggestion_id: str) -> dict:
+    async def _tell_other_tabs(self, event_type: str, frame: dict) -> None:
+        await self.channel_layer.group_send(
+            conversation_group(self.context.id),
+            {"type": event_type, "frame": frame, "origin": self.channel_name},
+        )
+
+    async def _action(self, call, suggestion_id: str, **fields) -> dict:
         try:
-            return await call(context=self.context, suggestion_id=suggestion_id)
+            return await call(context=self.context, suggestion_id=suggestion_id, **fields)
         except SuggestionNotFound:
             raise ProtocolError(
                 ErrorCode.NOT_FOUND, "No such suggestion.", suggestionId=suggestion_id
             ) from None
+        except PhoneProblem as problem:
+            raise ProtocolError(problem.code, problem.message, suggestionId=suggestion_id) from None
 
 
 def _decoded(text_data: str | None, bytes_data: bytes | None):

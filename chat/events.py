@@ -29,6 +29,7 @@ class Response:
     status: str  # chat.models.Message.Status value
     citations: list[dict] = field(default_factory=list)
     blocked: str | None = None
+    language: str = ""  # the turn's language ("sv"/"en"): the page marks the text with it
 
     def frame(self) -> dict:
         frame = {
@@ -41,6 +42,8 @@ class Response:
         }
         if self.blocked:
             frame["blocked"] = self.blocked
+        if self.language:
+            frame["language"] = self.language
         return frame
 
 

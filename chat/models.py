@@ -109,8 +109,15 @@ class Feedback(models.Model):
         UP = "up", "👍"
         DOWN = "down", "👎"
 
+    class Reason(models.TextChoices):
+        WRONG = "wrong", "Wrong"
+        NOT_HELPFUL = "not_helpful", "Not helpful"
+        NO_ANSWER = "no_answer", "Did not answer the question"
+        OTHER = "other", "Other"
+
     message = models.ForeignKey(Message, on_delete=models.PROTECT, related_name="feedback")
     rating = models.CharField(max_length=4, choices=Rating.choices)
+    reason = models.CharField(max_length=16, choices=Reason.choices, blank=True)
     comment = models.TextField(blank=True, max_length=2000)
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
 

@@ -13,6 +13,7 @@ metrics), which ``chat.composition`` builds from the settings; a test passes
 fakes for any of them.
 """
 
+import dataclasses
 import logging
 import re
 import time
@@ -22,8 +23,10 @@ from dataclasses import dataclass, field
 
 from actions.triggers import detect_action
 from chat import texts
+from chat.citations import with_titles
 from chat.context import ConversationContext
 from chat.events import ActionSuggested, Event, Response, StreamDelta, StreamEnd
+from chat.followups import is_elliptical, retrieval_query
 from chat.llm import LLMBackend, LLMError, LLMRequest
 from chat.models import Message
 from grounding.answer_check import unsupported_with_locations
@@ -157,7 +160,8 @@ class Turn:
     async def _answer_turn(self) -> AsyncIterator[Event]:
         await self.services.admit()
         index = await self.services.current_index()
-        result = retrieve(index, self.question, previous_query=self.context.previous_query)
+        previous = self.context.previous_query
+        result = retrieve(index, retrieval_query(self.question, previous), previous_query=previous)
         self.record.retrieved = [_snippet_audit(s) for s in result.snippets]
         if not result.snippets:
             text = texts.localized(texts.NO_SUPPORT, self.language)
@@ -166,7 +170,7 @@ class Turn:
             yield self._finish(Response(text, self.message_id, False, Status.NO_SUPPORT))
             return
 
-        guard = GuardedStream(result.snippets, subjects=index.subjects)
+        guard = GuardedStream(result.snippets, facts=index.facts, question=self.question)
         request = LLMRequest(
             question=self.question,
             snippets=result.snippets,
@@ -209,14 +213,16 @@ class Turn:
     def _verdict_response(self, result: RetrievalResult, index, guard: GuardedStream) -> Response:
         # The guard's checker already analysed these snippets: the final verdict reuses it.
         verdict = guard.checker.verdict(self.record.draft)
-        citations = [c.as_dict() for c in verdict.citations]
+        citations = with_titles([c.as_dict() for c in verdict.citations], index)
         if verdict.grounded and guard.failed is None and self.record.draft.strip():
+            # An elliptical follow-up keeps the topic's query, so a chain of them does not grow it.
+            query = self.context.previous_query if is_elliptical(self.question) else result.query
             self.context.remember(
-                question=self.question, answer=self.record.draft, query=result.query
+                question=self.question, answer=self.record.draft, query=query or result.query
             )
             return Response(self.record.draft, self.message_id, True, Status.DONE, citations)
         unsupported = verdict.unsupported or ([guard.failed] if guard.failed else [])
-        self.record.unsupported = unsupported_with_locations(unsupported, index)
+        self.record.unsupported = unsupported_with_locations(unsupported)
         reason = verdict.reason or "Verification failed: Number mismatch"
         text = texts.localized(texts.CANNOT_VERIFY, self.language)
         return Response(text, self.message_id, False, Status.WITHHELD, citations, blocked=reason)
@@ -233,7 +239,7 @@ class Turn:
             response.grounded,
         )
         record.citations, record.block_reason = response.citations, response.blocked or ""
-        return response
+        return dataclasses.replace(response, language=self.language)
 
     def _elapsed_ms(self) -> float:
         return round((time.perf_counter() - self._started) * 1000, 2)

@@ -36,6 +36,8 @@ class ErrorCode:
     TOO_MANY_CONNECTIONS = "too_many_connections"
     SERVER_SHUTDOWN = "server_shutdown"
     NOT_FOUND = "not_found"
+    PHONE_REQUIRED = "phone_required"
+    INVALID_PHONE = "invalid_phone"
     INTERNAL = "internal_error"
 
 
@@ -70,6 +72,7 @@ class Cancel:
 @dataclass(frozen=True, slots=True)
 class ConfirmAction:
     suggestion_id: str
+    phone: str = ""  # typed on the card when the suggestion has no number
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,6 +85,7 @@ class GiveFeedback:
     message_id: str
     rating: str
     comment: str = ""
+    reason: str = ""  # one of FEEDBACK_REASONS, or empty
 
 
 Command = SendMessage | Cancel | ConfirmAction | RejectAction | GiveFeedback
@@ -101,6 +105,10 @@ def storable(value: str) -> bool:
 def made_storable(value: str) -> str:
     """``value`` with each unstorable character replaced by U+FFFD (for text we did not parse)."""
     return value if storable(value) else _UNSTORABLE.sub("\ufffd", value)
+
+
+MAX_PHONE_CHARS = 40
+FEEDBACK_REASONS = ("wrong", "not_helpful", "no_answer", "other")
 
 
 class FrameTooLarge(ProtocolError):
@@ -219,7 +227,11 @@ def _parse_cancel(data: dict, max_text_chars: int) -> Cancel:
 
 
 def _parse_confirm(data: dict, max_text_chars: int) -> ConfirmAction:
-    return ConfirmAction(_string(data, "suggestionId", max_chars=MAX_ID_CHARS))
+    suggestion_id = _string(data, "suggestionId", max_chars=MAX_ID_CHARS)
+    phone = _string(
+        data, "phone", max_chars=MAX_PHONE_CHARS, required=False, suggestionId=suggestion_id
+    )
+    return ConfirmAction(suggestion_id, phone=phone.strip())
 
 
 def _parse_reject(data: dict, max_text_chars: int) -> RejectAction:
@@ -238,7 +250,14 @@ def _parse_feedback(data: dict, max_text_chars: int) -> GiveFeedback:
     comment = _string(
         data, "comment", max_chars=MAX_COMMENT_CHARS, required=False, messageId=message_id
     )
-    return GiveFeedback(message_id=message_id, rating=rating, comment=comment)
+    reason = data.get("reason") or ""
+    if reason and reason not in FEEDBACK_REASONS:
+        raise ProtocolError(
+            ErrorCode.INVALID_MESSAGE,
+            f"Field 'reason' must be one of {', '.join(FEEDBACK_REASONS)}.",
+            messageId=message_id,
+        )
+    return GiveFeedback(message_id=message_id, rating=rating, comment=comment, reason=reason)
 
 
 _PARSERS = {

@@ -5,8 +5,9 @@ from dataclasses import dataclass, field
 from django.conf import settings
 from django.db.models import F
 
+from actions.models import Suggestion
 from chat.context import ConversationContext
-from chat.models import Conversation, Message, session_hash
+from chat.models import Conversation, Feedback, Handoff, HandoffEvent, Message, session_hash
 
 
 def conversation_for_session(*, session_key: str) -> Conversation | None:
@@ -42,16 +43,36 @@ def conversation_context(*, session_key: str) -> ConversationContext:
 
 
 def conversation_transcript(*, conversation: Conversation) -> list[dict]:
-    """The conversation's messages as the chat page shows them, oldest first."""
+    """The conversation's messages as the chat page shows them, oldest first.
+
+    An answer carries its latest feedback (``{rating, reason, comment}``), so
+    the page shows the chosen thumb after a reload.
+    """
+    latest_feedback = {}
+    for feedback in Feedback.objects.filter(message__conversation=conversation).order_by(
+        "created_at", "id"
+    ):
+        latest_feedback[feedback.message_id] = {
+            "rating": feedback.rating,
+            "reason": feedback.reason,
+            "comment": feedback.comment,
+        }
     transcript = []
     for message in conversation.messages.order_by("created_at", "id"):
-        item = {"role": message.role, "text": message.text, "messageId": message.message_id}
+        item = {
+            "role": message.role,
+            "text": message.text,
+            "messageId": message.message_id,
+            "language": message.language,
+        }
         if message.role == Message.Role.ASSISTANT:
             item.update(
                 status=message.status, grounded=bool(message.grounded), citations=message.citations
             )
             if message.block_reason:
                 item["blocked"] = message.block_reason
+            if message.pk in latest_feedback:
+                item["feedback"] = latest_feedback[message.pk]
         transcript.append(item)
     return transcript
 
@@ -72,8 +93,6 @@ class TimelineTurn:
 
 def conversation_timeline(*, conversation: Conversation) -> list[TimelineTurn]:
     """The conversation's turns in order: question, answer, actions and feedback of each."""
-    from actions.models import Suggestion
-
     messages = list(
         conversation.messages.select_related("review__reviewed_by", "review__assignee")
         .prefetch_related("feedback")
@@ -123,8 +142,6 @@ def unanswered_questions(*, since, until) -> list[dict]:
 
 def handoff_position(*, handoff) -> int | None:
     """The handoff's place in the waiting queue (1 = next), None when it is not waiting."""
-    from chat.models import Handoff
-
     if handoff.status != Handoff.Status.WAITING:
         return None
     return (
@@ -138,8 +155,6 @@ def handoff_position(*, handoff) -> int | None:
 
 def handoff_owned(*, conversation_id) -> bool:
     """Whether a person owns the conversation now (the agent must send nothing)."""
-    from chat.models import Handoff
-
     return Handoff.objects.filter(
         conversation_id=conversation_id, status=Handoff.Status.ACTIVE
     ).exists()
@@ -147,8 +162,6 @@ def handoff_owned(*, conversation_id) -> bool:
 
 def handoff_queue() -> list[dict]:
     """Waiting and active handoffs as the staff console lists them, oldest request first."""
-    from chat.models import Handoff
-
     items = []
     position = 0
     handoffs = (
@@ -181,8 +194,6 @@ def handoff_queue() -> list[dict]:
 
 def handoff_history(*, conversation_id) -> list[dict]:
     """What staff read when they take a conversation: every message and handoff event in order."""
-    from chat.models import HandoffEvent
-
     rows = [
         {
             "role": message.role,
@@ -214,3 +225,15 @@ def handoff_history(*, conversation_id) -> list[dict]:
 def handoff_events(*, conversation) -> list:
     """The conversation's handoff events in order, for the timeline."""
     return list(conversation.handoff_events.select_related("staff").order_by("created_at", "id"))
+
+
+def user_message_text(*, conversation_id, message_id: str) -> str:
+    """The text of the conversation's user message ``message_id``; "" when there is none."""
+    source = (
+        Message.objects.filter(
+            conversation_id=conversation_id, message_id=message_id, role=Message.Role.USER
+        )
+        .order_by("created_at")
+        .first()
+    )
+    return source.text if source else ""

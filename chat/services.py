@@ -120,7 +120,7 @@ def turns_mark_interrupted(*, older_than_seconds: float, now=None) -> int:
 
 @transaction.atomic
 def feedback_create(
-    *, conversation_id: uuid.UUID, message_id: str, rating: str, comment: str = ""
+    *, conversation_id: uuid.UUID, message_id: str, rating: str, comment: str = "", reason: str = ""
 ) -> Feedback:
     """Feedback on an assistant answer of this conversation."""
     message = (
@@ -132,7 +132,7 @@ def feedback_create(
     )
     if message is None:
         raise MessageNotFound(message_id)
-    feedback = Feedback(message=message, rating=rating, comment=comment)
+    feedback = Feedback(message=message, rating=rating, comment=comment, reason=reason)
     feedback.full_clean()
     feedback.save()
     return feedback

@@ -206,6 +206,17 @@ ACTION_QUOTA_PER_CONVERSATION = env("ACTION_QUOTA_PER_CONVERSATION", default="3/
 ACTION_QUOTA_PER_NUMBER = env("ACTION_QUOTA_PER_NUMBER", default="3/86400")
 ACTION_QUOTA_PER_ADDRESS = env("ACTION_QUOTA_PER_ADDRESS", default="10/3600")
 ACTION_QUOTA_PER_MINUTE = env("ACTION_QUOTA_PER_MINUTE", default="30/60")
+# The empty chat page's suggestion chips per page language ("|" between chips).
+CHAT_SUGGESTIONS = {
+    "sv": env(
+        "CHAT_SUGGESTIONS_SV",
+        default="Vad kostar premium?|Vad ingår i Business?|Ring mig på 070-123 45 67",
+    ).split("|"),
+    "en": env(
+        "CHAT_SUGGESTIONS_EN",
+        default="What does Premium cost?|What is included in Business?|Call me on 070-123 45 67",
+    ).split("|"),
+}
 SMS_BACKEND = env("SMS_BACKEND", default="actions.sms.ConsoleBackend")
 
 WS_RATE_LIMIT = env("WS_RATE_LIMIT", default="20/10")
@@ -218,12 +229,18 @@ WS_CLOSE_FRAME_BYTES = env.int("WS_CLOSE_FRAME_BYTES", default=256 * 1024)
 WS_FLOOD_LIMIT = env("WS_FLOOD_LIMIT", default="400/10")
 # Open WebSocket connections per client address and process (0: no limit).
 WS_MAX_CONNECTIONS_PER_IP = env.int("WS_MAX_CONNECTIONS_PER_IP", default=50)
-# Bytes a connection may have waiting to be sent before a slow reader is dropped.
-WS_MAX_SEND_BUFFER_BYTES = env.int("WS_MAX_SEND_BUFFER_BYTES", default=4 * 1024 * 1024)
 # Turns that may start per pass of the event loop; streams in progress go first
 # (chat/admission.py). 0: no limit.
 TURN_STARTS_PER_PASS = env.int("TURN_STARTS_PER_PASS", default=1)
-# The garbage collector's pauses stop every stream (config/gc_tuning.py).
+# Server patches, installed by `python -m config.serve` only (config/server/; what
+# each is worth: the README's "Server patches" table). Plain daphne and uvicorn
+# serve the product without them.
+SERVER_UVLOOP = env.bool("SERVER_UVLOOP", default=True)
+SERVER_CLOSE_CODES = env.bool("SERVER_CLOSE_CODES", default=True)
+GC_TUNING = env.bool("GC_TUNING", default=True)
+# Awaited on SIGTERM before the server stops (config/server/shutdown.py).
+SERVER_SHUTDOWN_HOOK = "chat.composition.shut_down_connections"
+# The garbage collector's pauses stop every stream (config/server/gc_tuning.py).
 GC_FREEZE = env.bool("GC_FREEZE", default=True)
 GC_FULL_COLLECTION_SECONDS = env.float("GC_FULL_COLLECTION_SECONDS", default=60.0)
 GC_YOUNG_THRESHOLD = env.int("GC_YOUNG_THRESHOLD", default=10_000)
@@ -261,7 +278,7 @@ CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
 TRUSTED_PROXIES = env.list("TRUSTED_PROXIES", default=[])
 
 # Seconds an HTTP connection may send nothing (a half-open or slow request)
-# before daphne drops it (config/daphne_guard.py; Twisted's default is 60).
+# before daphne drops it (config/server/daphne_edge_limits.py; Twisted's default is 60).
 # The application's own time per request: daphne's --http-timeout (Makefile).
 HTTP_IDLE_TIMEOUT_SECONDS = env.int("HTTP_IDLE_TIMEOUT_SECONDS", default=15)
 # A readiness check slower than this counts as failed (config/health.py).

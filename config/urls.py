@@ -1,14 +1,15 @@
 from django.contrib import admin
 from django.contrib.auth.decorators import permission_required
-from django.urls import path
+from django.urls import include, path
 
 from chat import views
-from config.metrics import metrics_view
+from chat.metrics import metrics_view
 from grounding.preview import retrieval_preview
 
 urlpatterns = [
     path("", views.chat_page, name="chat"),
     path("history/", views.chat_history, name="chat-history"),
+    path("i18n/", include("django.conf.urls.i18n")),
     path("staff/", views.staff_console, name="staff-console"),
     path(
         "admin/retrieval-preview/",

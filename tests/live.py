@@ -8,6 +8,7 @@ import os
 import socket
 import subprocess
 import sys
+import textwrap
 import time
 from contextlib import contextmanager
 from pathlib import Path
@@ -75,7 +76,16 @@ def wait_for_port(
     raise TimeoutError(f"server did not listen on {port}")
 
 
-@contextmanager
+APPLICATION = "config.asgi:application"
+# How each server is started on 127.0.0.1:{port}: ``make run``'s (daphne with the
+# server patches), plain daphne, and uvicorn.
+SERVER_COMMANDS = {
+    "config.serve": ["-m", "config.serve", "-b", "127.0.0.1", "-p", "{port}", APPLICATION],
+    "daphne": ["-m", "daphne", "-b", "127.0.0.1", "-p", "{port}", APPLICATION],
+    "uvicorn": ["-m", "uvicorn", "--host", "127.0.0.1", "--port", "{port}", APPLICATION],
+}
+
+
 def daphne_server(
     env: dict,
     port: int | None = None,
@@ -86,26 +96,40 @@ def daphne_server(
 ):
     """Run the product on 127.0.0.1 as ``make run`` does; yields ``(port, process)``.
 
-    Daphne on uvloop (``config.serve``); stopped afterwards.
+    Daphne with the server patches (``config.serve``); stopped afterwards.
+    ``extra_args`` go to the server before the application (e.g. the Makefile's flags).
+    """
+    return asgi_server(
+        env,
+        port,
+        log_path=log_path,
+        server="config.serve",
+        extra_args=extra_args,
+        start_timeout=start_timeout,
+    )
 
-    With ``log_path`` the product's log (daphne's stderr) is appended to that
+
+@contextmanager
+def asgi_server(
+    env: dict,
+    port: int | None = None,
+    *,
+    log_path: Path | None = None,
+    server: str = "config.serve",
+    extra_args: tuple[str, ...] = (),
+    start_timeout: float = 20.0,
+):
+    """Run the product under ``server`` (a key of ``SERVER_COMMANDS``); yields ``(port, process)``.
+
+    With ``log_path`` the product's log (the server's stderr) is appended to that
     file, so a failing test can show it and a chatty server never fills a pipe.
-    ``extra_args`` go to daphne before the application (e.g. the Makefile's flags).
     """
     port = port or free_port()
     log = open(log_path, "ab") if log_path is not None else None  # noqa: SIM115
+    arguments = [part.format(port=port) for part in SERVER_COMMANDS[server]]
+    arguments[-1:-1] = extra_args
     proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "config.serve",
-            "-b",
-            "127.0.0.1",
-            "-p",
-            str(port),
-            *extra_args,
-            "config.asgi:application",
-        ],
+        [sys.executable, *arguments],
         cwd=ROOT,
         env=env,
         stdout=subprocess.DEVNULL,
@@ -124,3 +148,16 @@ def daphne_server(
                 proc.wait()
         if log is not None:
             log.close()
+
+
+def run_python(code: str) -> str:
+    """Run ``code`` in a fresh interpreter of the project (for process-wide effects); its stdout."""
+    done = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    return done.stdout.strip()

@@ -8,7 +8,7 @@ from channels.testing import WebsocketCommunicator
 
 from chat.composition import connections_by_address
 from config.asgi import application
-from config.metrics import CONNECTIONS_OPEN
+from chat.metrics import CONNECTIONS_OPEN
 from tests.chat.conftest import open_socket, run_turn
 
 pytestmark = pytest.mark.usefixtures("indexed_kb")

@@ -273,8 +273,16 @@ async def test_action_suggestion_follows_the_response_and_runs_once():
             "ignored": False,
             "message": "Callback scheduled to +46 70 123 45 67",
         },
+        "card": {
+            "state": "done",
+            "phone": "+46 70 123 45 67",
+            "needsPhone": False,
+            "reference": "",
+            "message": "Vi ringer upp dig på +46 70 123 45 67.",
+        },
     }
     assert second["result"] == {"success": True, "ignored": True, "message": "Already executed"}
+    assert second["card"] == first["card"], "a double click shows the one outcome"
     assert await _count(CallbackRequest) == 1
     await ws.disconnect()
 
@@ -337,13 +345,96 @@ async def test_same_browser_session_continues_the_conversation():
     session = await _new_session()
     cookie = [(b"cookie", f"sessionid={session}".encode())]
     first = await open_socket(headers=cookie)
-    sid = (await run_turn(first, "Ring mig"))[-1]["suggestionId"]
+    sid = (await run_turn(first, "Ring mig på 070-123 45 67"))[-1]["suggestionId"]
     await first.disconnect()
     await audit.drain()
     second = await open_socket(headers=cookie)
     await second.send_json_to({"type": "confirm_action", "suggestionId": sid})
     assert (await second.receive_json_from(timeout=5))["result"]["ignored"] is False
     await second.disconnect()
+
+
+async def test_rejection_reaches_every_tab_of_the_conversation():
+    """A rejection in one tab is broadcast through the conversation's group to the other."""
+    session = await _new_session()
+    cookie = [(b"cookie", f"sessionid={session}".encode())]
+    first = await open_socket(headers=cookie)
+    sid = (await run_turn(first, "Ring mig på 070-123 45 67"))[-1]["suggestionId"]
+    await audit.drain()
+    second = await open_socket(headers=cookie)  # the conversation exists: it joins its group
+    await first.send_json_to({"type": "reject_action", "suggestionId": sid})
+    mine = await first.receive_json_from(timeout=5)
+    theirs = await second.receive_json_from(timeout=5)
+    assert mine["type"] == theirs["type"] == "action_rejected"
+    assert theirs["card"]["state"] == "rejected" and theirs["card"] == mine["card"]
+    await first.disconnect()
+    await second.disconnect()
+
+
+async def test_callback_without_a_number_asks_for_one_and_validates_it():
+    """No number: phone_required, nothing runs; a bad number: invalid_phone; a good one runs."""
+    from actions.models import CallbackRequest
+
+    ws = await open_socket()
+    suggestion = (await run_turn(ws, "Ring mig imorgon"))[-1]
+    assert suggestion["card"]["needsPhone"] is True
+    sid = suggestion["suggestionId"]
+    await ws.send_json_to({"type": "confirm_action", "suggestionId": sid})
+    missing = await ws.receive_json_from(timeout=5)
+    assert missing["code"] == "phone_required" and missing["suggestionId"] == sid
+    assert missing["message"] == "Skriv det telefonnummer vi ska använda."
+    await ws.send_json_to({"type": "confirm_action", "suggestionId": sid, "phone": "12345"})
+    assert (await ws.receive_json_from(timeout=5))["code"] == "invalid_phone"
+    assert await _count(CallbackRequest) == 0
+    await ws.send_json_to({"type": "confirm_action", "suggestionId": sid, "phone": "070-123 45 67"})
+    done = await ws.receive_json_from(timeout=5)
+    assert done["card"]["state"] == "done"
+    assert done["card"]["message"] == "Vi ringer upp dig på 070-123 45 67."
+    assert await _count(CallbackRequest) == 1
+    await ws.disconnect()
+
+
+async def test_feedback_keeps_its_reason():
+    """A thumbs down with a reason and a comment is stored with both."""
+    from asgiref.sync import sync_to_async
+
+    from chat.models import Feedback
+
+    ws = await open_socket()
+    await run_turn(ws, "Vad kostar premium?", message_id="q1")
+    await ws.send_json_to(
+        {
+            "type": "feedback",
+            "messageId": "q1",
+            "rating": "down",
+            "reason": "no_answer",
+            "comment": "Jag ville veta mer",
+        }
+    )
+    assert (await ws.receive_json_from(timeout=5))["type"] == "feedback_received"
+    row = await sync_to_async(Feedback.objects.get)()
+    assert (row.rating, row.reason, row.comment) == ("down", "no_answer", "Jag ville veta mer")
+    await ws.send_json_to({"type": "feedback", "messageId": "q1", "rating": "up", "reason": "x"})
+    assert (await ws.receive_json_from(timeout=5))["code"] == "invalid_message"
+    await ws.disconnect()
+
+
+async def test_elliptical_follow_up_stays_in_the_previous_topic():
+    """'Och standard?' after a premium price question is answered with Standard's price."""
+    ws = await open_socket()
+    await run_turn(ws, "Vad kostar premium?", message_id="q1")
+    response = (await run_turn(ws, "Och standard?", message_id="q2"))[-1]
+    assert response["status"] == "done", response
+    assert "199 kr/månad" in response["text"]
+    await ws.disconnect()
+
+
+async def test_citations_carry_the_document_title():
+    """Citations are labelled by the document's front-matter title, not its path."""
+    ws = await open_socket()
+    response = (await run_turn(ws, "Vad kostar premium?"))[-1]
+    assert {c["title"] for c in response["citations"]} == {"Priser och abonnemang"}
+    await ws.disconnect()
 
 
 # -- helpers -------------------------------------------------------------------
@@ -437,4 +528,21 @@ async def test_the_consumer_takes_its_services_from_as_asgi():
     ack = await ws.receive_json_from(timeout=5)
     assert ack == {"type": "feedback_received", "messageId": "anything", "rating": "up"}
     assert seen == ["anything"]
+    await ws.disconnect()
+
+
+async def test_a_ticket_confirmed_in_the_chat_holds_the_message_that_asked_for_it():
+    """The chat hands the actions app the customer's own words for the ticket."""
+    from asgiref.sync import sync_to_async
+
+    from actions.models import SupportTicket
+
+    ws = await open_socket()
+    text = "Skapa ärende: fakturan är fel"
+    sid = (await run_turn(ws, text, message_id="t-1"))[-1]["suggestionId"]
+    await audit.drain()
+    await ws.send_json_to({"type": "confirm_action", "suggestionId": sid})
+    assert (await ws.receive_json_from(timeout=5))["result"]["success"] is True
+    ticket = await sync_to_async(SupportTicket.objects.get)()
+    assert ticket.description == text
     await ws.disconnect()

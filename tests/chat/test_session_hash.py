@@ -77,7 +77,7 @@ def test_the_admin_neither_searches_shows_nor_exports_the_hash(admin_client):
 def test_the_migration_hashes_existing_keys():
     """Rows written before the migration keep their session, as a hash, and lose the key."""
     executor = MigrationExecutor(connection)
-    before, after = [("chat", "0003_i16_handoff")], [("chat", "0004_i14_session_hash")]
+    before, after = [("chat", "0004_i15_feedback_reason")], [("chat", "0005_i14_session_hash")]
     executor.migrate(before)
     old = executor.loader.project_state(before).apps.get_model("chat", "Conversation")
     with_key = old.objects.create(session_key=SESSION_KEY)

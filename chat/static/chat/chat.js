@@ -1,18 +1,30 @@
-// Chat page: one WebSocket, drafts streamed in, replaced by the authoritative response.
-// Every text from the server is inserted with textContent, never as HTML.
+// Chat page: one WebSocket; answers stream in as sanitised markdown and are
+// replaced by the authoritative `response`. Plain server text goes in with
+// textContent; markdown goes through marked, then DOMPurify (vendor/README.md).
+// Every string shown comes from the page's catalog (chat/texts.py PAGE).
 (function () {
   "use strict";
-  const log = document.getElementById("log");
-  const form = document.getElementById("composer");
-  const input = document.getElementById("input");
-  const cancelBtn = document.getElementById("cancel");
-  const statusEl = document.getElementById("status");
+  const T = JSON.parse(document.getElementById("chat-strings").textContent);
+  const CONFIG = JSON.parse(document.getElementById("chat-config").textContent);
+  const $ = (id) => document.getElementById(id);
+  const log = $("log"), scroller = $("scroller"), empty = $("empty"), form = $("composer");
+  const input = $("input"), sendBtn = $("send"), statusEl = $("status"), banner = $("banner");
+  const bannerText = $("banner-text"), jump = $("jump"), announcer = $("announcer");
   const bubbles = new Map(); // messageId -> assistant bubble
-  const actions = new Map(); // suggestionId -> action card
-  let ws = null;
-  let retry = 0;
-  let streamingId = null;
-  let counter = 0;
+  const users = new Map(); // messageId -> user bubble
+  const cards = new Map(); // suggestionId -> action card
+  const outbox = []; // {id, text}: typed while offline, sent on reconnect
+  const awaiting = new Map(); // messageId -> text: sent, no frame back yet
+  const superseded = new Set(); // answers interrupted by a newer message
+  const stopRequested = new Set(); // answers the reader stopped
+  const unresolved = new Set(); // answers cut off by the connection: the recorded turn tells
+  let ws = null, attempt = 0, reconnectTimer = null, streamingId = null, counter = 0;
+  let stick = true; // follow new text while the reader is at the bottom
+  let everOpen = false;
+
+  function fmt(template, values) {
+    return template.replace(/\{(\w+)\}/g, (m, key) => (key in values ? String(values[key]) : m));
+  }
 
   function el(tag, className, text) {
     const node = document.createElement(tag);
@@ -21,182 +33,661 @@
     return node;
   }
 
-  function scroll() { log.scrollTop = log.scrollHeight; }
+  function button(label, className, onClick) {
+    const b = el("button", className || "", label);
+    b.type = "button";
+    if (onClick) b.addEventListener("click", onClick);
+    return b;
+  }
 
-  function setStatus(state, text) { statusEl.dataset.state = state; statusEl.textContent = text; }
+  // -- markdown, sanitised -------------------------------------------------
+  const LINK_OK = /^(?:https?:|mailto:|tel:)/i;
+  DOMPurify.addHook("afterSanitizeAttributes", (node) => {
+    if (node.tagName === "A") {
+      const href = node.getAttribute("href") || "";
+      if (!LINK_OK.test(href)) node.removeAttribute("href");
+      else { node.setAttribute("target", "_blank"); node.setAttribute("rel", "noopener noreferrer"); }
+    }
+  });
+  const PURIFY = {
+    ALLOWED_TAGS: ["p", "br", "ul", "ol", "li", "strong", "em", "b", "i", "a", "code", "pre", "blockquote"],
+    ALLOWED_ATTR: ["href", "start"],
+    ALLOWED_URI_REGEXP: LINK_OK,
+  };
+  function renderMarkdown(target, text) {
+    const html = marked.parse(text, { gfm: true, breaks: true, async: false });
+    target.innerHTML = DOMPurify.sanitize(html, PURIFY);
+  }
+
+  // -- scrolling -----------------------------------------------------------
+  function atBottom() { return scroller.scrollHeight - scroller.scrollTop - scroller.clientHeight < 48; }
+  function toBottom() { scroller.scrollTop = scroller.scrollHeight; stick = true; jump.hidden = true; }
+  function follow() {
+    empty.hidden = log.children.length > 0;
+    if (stick) toBottom(); else jump.hidden = false;
+  }
+  scroller.addEventListener("scroll", () => { stick = atBottom(); if (stick) jump.hidden = true; });
+  jump.addEventListener("click", () => { toBottom(); input.focus(); });
+
+  // Phones: keep the input above the on-screen keyboard (visualViewport where dvh is not enough).
+  if (window.visualViewport) {
+    const fit = () => {
+      document.documentElement.style.setProperty("--app-height", window.visualViewport.height + "px");
+      if (stick) toBottom();
+    };
+    window.visualViewport.addEventListener("resize", fit);
+    fit();
+  }
+
+  // -- connection state ------------------------------------------------------
+  function setStatus(state) {
+    statusEl.dataset.state = state;
+    statusEl.textContent = state === "open" ? T.connected : state === "connecting" && !everOpen ? T.connecting : T.offline;
+    const down = state !== "open" && everOpen;
+    banner.hidden = !down;
+    if (down && !bannerText.dataset.custom) bannerText.textContent = T.offline;
+  }
 
   function setStreaming(id) {
     streamingId = id;
-    cancelBtn.hidden = !id;
+    log.setAttribute("aria-busy", id ? "true" : "false");
+    const stop = !!id;
+    sendBtn.dataset.mode = stop ? "stop" : "send";
+    sendBtn.type = stop ? "button" : "submit";
+    sendBtn.textContent = stop ? T.stop : T.send;
   }
 
-  function addUser(text) {
-    log.appendChild(el("li", "msg user", text));
-    scroll();
+  function announce(text) {
+    announcer.textContent = "";
+    window.setTimeout(() => { announcer.textContent = text; }, 50);
   }
 
-  function assistantBubble(messageId) {
-    let bubble = bubbles.get(messageId);
-    if (!bubble) {
-      bubble = el("li", "msg assistant");
-      bubble.dataset.messageId = messageId;
-      bubble.appendChild(el("div", "text", ""));
-      log.appendChild(bubble);
-      bubbles.set(messageId, bubble);
-    }
+  // -- user messages and delivery -----------------------------------------------
+  function addUser(text, id, language) {
+    const bubble = el("div", "msg user");
+    bubble.dataset.messageId = id;
+    bubble.appendChild(el("span", "visually-hidden", T.you + ": "));
+    bubble.appendChild(el("span", "body", text));
+    if (language) bubble.lang = language;
+    log.appendChild(bubble);
+    users.set(id, bubble);
     return bubble;
   }
 
-  function renderCitations(bubble, citations) {
-    if (!citations || !citations.length) return;
-    const list = el("ul", "citations");
-    for (const c of citations) {
-      const item = el("li");
-      item.appendChild(el("span", "file", c.line ? c.file + ":" + c.line : c.file));
-      item.appendChild(el("span", "snippet", c.snippet));
-      list.appendChild(item);
+  function setDelivery(id, state) {
+    const bubble = users.get(id);
+    if (!bubble) return;
+    bubble.dataset.delivery = state;
+    let note = bubble.querySelector(".note");
+    if (state === "sent") { if (note) note.remove(); return; }
+    if (!note) { note = el("span", "note"); bubble.appendChild(note); }
+    note.textContent = state === "queued" ? T.queued : T.unsent;
+    if (state === "unsent") {
+      note.appendChild(button(T.retry, "", () => { deliver({ id: id, text: bubble.querySelector(".body").textContent }); }));
     }
-    bubble.appendChild(list);
   }
 
-  function renderFeedback(bubble, messageId) {
-    const box = el("div", "feedback");
-    for (const [rating, label] of [["up", "👍"], ["down", "👎"]]) {
-      const button = el("button", "", label);
-      button.type = "button";
-      button.dataset.rating = rating;
-      button.setAttribute("aria-label", rating === "up" ? "Bra svar" : "Dåligt svar");
-      button.addEventListener("click", () => {
-        const comment = rating === "down" ? (window.prompt("Vad var fel? (valfritt)") || "") : "";
-        send({ type: "feedback", messageId: messageId, rating: rating, comment: comment });
-        for (const b of box.querySelectorAll("button")) b.setAttribute("aria-pressed", String(b === button));
-      });
-      box.appendChild(button);
+  function deliver(item) {
+    if (ws && ws.readyState === WebSocket.OPEN) {
+      if (streamingId) superseded.add(streamingId);
+      ws.send(JSON.stringify({ type: "message", id: item.id, text: item.text }));
+      awaiting.set(item.id, item.text);
+      setDelivery(item.id, "sent");
+      return true;
     }
-    bubble.appendChild(box);
-  }
-
-  function renderResponse(msg) {
-    const bubble = assistantBubble(msg.messageId);
-    bubble.classList.remove("streaming");
-    bubble.querySelector(".text").textContent = msg.text;
-    bubble.dataset.status = msg.status || (msg.grounded ? "done" : "withheld");
-    if (msg.status === "withheld" || msg.blocked) {
-      bubble.classList.add("withheld");
-      if (msg.blocked) bubble.appendChild(el("div", "blocked", msg.blocked));
-    }
-    renderCitations(bubble, msg.citations);
-    renderFeedback(bubble, msg.messageId);
-    scroll();
-  }
-
-  function renderSuggestion(msg) {
-    const card = el("li", "action");
-    card.dataset.suggestionId = msg.suggestionId;
-    card.appendChild(el("div", "title", "Förslag: " + msg.action));
-    const payload = msg.payload || {};
-    if (payload.phone) card.appendChild(el("div", "payload", "Telefon: " + payload.phone));
-    const buttons = el("div", "buttons");
-    const confirm = el("button", "confirm", "Bekräfta");
-    const reject = el("button", "reject", "Avvisa");
-    confirm.type = reject.type = "button";
-    confirm.addEventListener("click", () => send({ type: "confirm_action", suggestionId: msg.suggestionId }));
-    reject.addEventListener("click", () => send({ type: "reject_action", suggestionId: msg.suggestionId }));
-    buttons.append(confirm, reject);
-    card.appendChild(buttons);
-    card.appendChild(el("div", "result", ""));
-    log.appendChild(card);
-    actions.set(msg.suggestionId, card);
-    scroll();
-  }
-
-  function renderActionResult(msg) {
-    const card = actions.get(msg.suggestionId);
-    if (!card) return;
-    const result = msg.result || {};
-    card.querySelector(".result").textContent = result.message || "";
-    card.dataset.success = String(!!result.success);
-    for (const b of card.querySelectorAll("button")) b.disabled = true;
-  }
-
-  const handlers = {
-    stream(msg) {
-      const bubble = assistantBubble(msg.messageId);
-      bubble.classList.add("streaming");
-      bubble.querySelector(".text").textContent += msg.delta;
-      setStreaming(msg.messageId);
-      scroll();
-    },
-    stream_end(msg) {
-      const bubble = assistantBubble(msg.messageId);
-      bubble.classList.remove("streaming");
-      if (msg.reason === "cancelled") {
-        bubble.classList.add("cancelled");
-        bubble.dataset.status = "cancelled";
-      }
-      setStreaming(null);
-    },
-    response: renderResponse,
-    action_suggestion: renderSuggestion,
-    action_executed: renderActionResult,
-    action_rejected: renderActionResult,
-    feedback_received() {},
-    error(msg) {
-      log.appendChild(el("li", "error", msg.message || msg.code));
-      scroll();
-    },
-  };
-
-  function send(frame) {
-    if (ws && ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify(frame));
-  }
-
-  function connect() {
-    const scheme = location.protocol === "https:" ? "wss://" : "ws://";
-    ws = new WebSocket(scheme + location.host + "/ws/chat/");
-    setStatus("connecting", "Ansluter…");
-    ws.addEventListener("open", () => { retry = 0; setStatus("open", "Ansluten"); });
-    ws.addEventListener("message", (event) => {
-      let msg;
-      try { msg = JSON.parse(event.data); } catch (e) { return; }
-      const handle = handlers[msg.type];
-      if (handle) handle(msg);
-    });
-    ws.addEventListener("close", () => {
-      setStreaming(null);
-      setStatus("closed", "Återansluter…");
-      const delay = Math.min(10000, 500 * 2 ** retry++);
-      setTimeout(connect, delay);
-    });
-  }
-
-  async function loadHistory() {
-    try {
-      const response = await fetch("/history/", { credentials: "same-origin" });
-      if (!response.ok) return;
-      const data = await response.json();
-      for (const m of data.messages) {
-        if (m.role === "user") addUser(m.text);
-        else renderResponse(m);
-      }
-      for (const s of data.suggestions || []) renderSuggestion(s);
-    } catch (e) { /* history is a convenience; the chat works without it */ }
+    if (!outbox.some((o) => o.id === item.id)) outbox.push(item);
+    setDelivery(item.id, "queued");
+    return false;
   }
 
   function submit(text) {
     text = text.trim();
     if (!text) return;
-    const id = "m" + Date.now() + "_" + (++counter);
-    addUser(text);
-    send({ type: "message", id: id, text: text });
+    const id = "m" + Date.now().toString(36) + "_" + (++counter);
+    addUser(text, id);
+    stick = true;
+    follow();
+    deliver({ id: id, text: text });
+    input.focus();
   }
 
+  function sendFrame(frame) {
+    if (ws && ws.readyState === WebSocket.OPEN) { ws.send(JSON.stringify(frame)); return true; }
+    return false;
+  }
+
+  // -- assistant answers -------------------------------------------------------
+  function assistantBubble(messageId) {
+    let bubble = bubbles.get(messageId);
+    if (!bubble) {
+      bubble = el("div", "msg assistant");
+      bubble.dataset.messageId = messageId;
+      bubble.appendChild(el("span", "visually-hidden", T.assistant + ": "));
+      const text = el("div", "text");
+      bubble.appendChild(text);
+      bubble._raw = "";
+      // After its question, even when frames of a later turn arrived first.
+      const question = users.get(messageId);
+      if (question && question.parentNode === log) question.after(bubble); else log.appendChild(bubble);
+      bubbles.set(messageId, bubble);
+    }
+    return bubble;
+  }
+
+  // Streamed text is re-rendered at most once a frame; a final render cancels a pending one.
+  let pendingRender = null;
+  function scheduleRender(bubble) {
+    if (pendingRender) return;
+    pendingRender = window.requestAnimationFrame(() => {
+      pendingRender = null;
+      renderMarkdown(bubble.querySelector(".text"), bubble._raw);
+      follow();
+    });
+  }
+  function cancelRender() {
+    if (pendingRender) { window.cancelAnimationFrame(pendingRender); pendingRender = null; }
+  }
+
+  function clearExtras(bubble) {
+    for (const node of bubble.querySelectorAll(".explain, .sources, .tools, .feedback-form, .mark, .lost")) node.remove();
+  }
+
+  const EXPLAIN = {
+    withheld: ["withheldTitle", "withheldBody"],
+    no_support: ["noSupportTitle", "noSupportBody"],
+    error: ["errorTitle", null],
+  };
+
+  // The next steps under an answer we could not give. The hook for a handoff to a
+  // person: a step {key, label, run} in NEXT_STEPS (e.g. run: () => sendFrame({type:
+  // "handoff_request"})), shown when its key is in CONFIG.nextSteps (default below).
+  const NEXT_STEPS = {
+    rephrase: { label: T.stepRephrase, run: () => input.focus() },
+    callback: { label: T.stepCallback, run: () => submit(T.callbackRequest) },
+    ticket: { label: T.stepTicket, run: () => submit(T.ticketRequest) },
+  };
+  function nextSteps() {
+    const keys = CONFIG.nextSteps || ["rephrase", "callback", "ticket"];
+    return keys.filter((key) => NEXT_STEPS[key]).map((key) => Object.assign({ key: key }, NEXT_STEPS[key]));
+  }
+
+  function renderExplanation(bubble, status, text) {
+    const [titleKey, bodyKey] = EXPLAIN[status];
+    const box = el("div", "explain");
+    box.appendChild(el("strong", "", T[titleKey]));
+    box.appendChild(el("p", "", text));
+    if (bodyKey) box.appendChild(el("p", "", T[bodyKey]));
+    box.appendChild(el("p", "", T.nextSteps));
+    const steps = el("div", "steps");
+    for (const step of nextSteps()) {
+      const b = button(step.label, "", step.run);
+      b.dataset.step = step.key || "";
+      steps.appendChild(b);
+    }
+    box.appendChild(steps);
+    return box;
+  }
+
+  function renderSources(bubble, citations) {
+    const seen = new Set();
+    const items = [];
+    for (const c of citations || []) {
+      const key = c.file + ":" + c.line;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      items.push(c);
+    }
+    if (!items.length) return;
+    const box = el("div", "sources");
+    box.appendChild(el("span", "label", T.sources));
+    items.forEach((c, i) => {
+      const title = c.title || (c.file || "").split("/").pop().replace(/\.md$/, "");
+      const details = el("details", "source");
+      const summary = el("summary");
+      summary.appendChild(el("span", "num", String(i + 1)));
+      summary.appendChild(el("span", "visually-hidden", fmt(T.source, { n: i + 1, title: "" })));
+      summary.appendChild(el("span", "title", title));
+      details.appendChild(summary);
+      // The cited lines as text; markdown list and heading marks left out.
+      const quote = el("blockquote", "", (c.snippet || "").replace(/^\s*(?:[-*+]\s+|#+\s+)/gm, ""));
+      quote.setAttribute("aria-label", fmt(T.lines, { title: title }));
+      details.appendChild(quote);
+      box.appendChild(details);
+    });
+    bubble.appendChild(box);
+  }
+
+  function renderTools(bubble, msg) {
+    const tools = el("div", "tools");
+    const copy = button(T.copy, "copy", async () => {
+      const text = bubble.querySelector(".text").innerText;
+      try { await navigator.clipboard.writeText(text); } catch (e) {
+        const area = el("textarea"); area.value = text; document.body.appendChild(area);
+        area.select(); document.execCommand("copy"); area.remove();
+      }
+      copy.textContent = T.copied;
+      window.setTimeout(() => { copy.textContent = T.copy; }, 2000);
+    });
+    tools.appendChild(copy);
+    const up = button("", "thumb", () => chooseRating("up"));
+    const down = button("", "thumb down", () => chooseRating("down"));
+    up.innerHTML = down.innerHTML = THUMB; // a fixed icon, no server text
+    up.setAttribute("aria-label", T.helpful);
+    down.setAttribute("aria-label", T.notHelpful);
+    up.setAttribute("aria-pressed", "false");
+    down.setAttribute("aria-pressed", "false");
+    tools.append(up, down);
+    const thanks = el("span", "thanks");
+    thanks.setAttribute("role", "status");
+    tools.appendChild(thanks);
+    bubble.appendChild(tools);
+
+    function pressed(rating) {
+      up.setAttribute("aria-pressed", String(rating === "up"));
+      down.setAttribute("aria-pressed", String(rating === "down"));
+    }
+    function done(rating) { pressed(rating); thanks.textContent = T.thanks; }
+    function chooseRating(rating) {
+      const open = bubble.querySelector(".feedback-form");
+      if (open) open.remove();
+      if (rating === "up") {
+        sendFrame({ type: "feedback", messageId: msg.messageId, rating: "up" });
+        done("up");
+        return;
+      }
+      pressed("down");
+      thanks.textContent = "";
+      bubble.appendChild(feedbackForm(msg.messageId, done));
+      bubble.querySelector(".feedback-form input").focus();
+    }
+    if (msg.feedback) done(msg.feedback.rating);
+  }
+
+  const THUMB = '<svg aria-hidden="true" focusable="false" viewBox="0 0 24 24" width="18" height="18">' +
+    '<path fill="currentColor" d="M2 21h4V9H2v12zm20-11a2 2 0 0 0-2-2h-6.3l1-4.6v-.3c0-.4-.2-.8-.4-1.1L13.2 1 6.6 7.6' +
+    'C6.2 8 6 8.5 6 9v10a2 2 0 0 0 2 2h9c.8 0 1.5-.5 1.8-1.2l3-7.1c.1-.2.2-.5.2-.7v-2z"/></svg>';
+
+  let formCounter = 0;
+  function feedbackForm(messageId, done) {
+    const box = el("form", "feedback-form");
+    const n = ++formCounter;
+    const set = el("fieldset");
+    set.appendChild(el("legend", "", T.feedbackQuestion));
+    for (const [value, key] of [["wrong", "reasonWrong"], ["not_helpful", "reasonNotHelpful"], ["no_answer", "reasonNoAnswer"], ["other", "reasonOther"]]) {
+      const label = el("label");
+      const radio = el("input");
+      radio.type = "radio"; radio.name = "reason" + n; radio.value = value;
+      label.append(radio, document.createTextNode(T[key]));
+      set.appendChild(label);
+    }
+    box.appendChild(set);
+    const commentId = "comment" + n;
+    const label = el("label", "", T.comment);
+    label.htmlFor = commentId;
+    const comment = el("textarea");
+    comment.id = commentId; comment.maxLength = 2000;
+    box.append(label, comment);
+    const submitBtn = el("button", "", T.submitFeedback);
+    submitBtn.type = "submit";
+    box.appendChild(submitBtn);
+    box.addEventListener("submit", (event) => {
+      event.preventDefault();
+      const chosen = box.querySelector("input[type=radio]:checked");
+      sendFrame({ type: "feedback", messageId: messageId, rating: "down", reason: chosen ? chosen.value : "", comment: comment.value });
+      box.remove();
+      done("down");
+      input.focus();
+    });
+    return box;
+  }
+
+  function renderResponse(msg, fromHistory) {
+    awaiting.delete(msg.messageId);
+    cancelRender();
+    const bubble = assistantBubble(msg.messageId);
+    bubble.classList.remove("streaming", "withheld", "no_support", "error", "cancelled");
+    clearExtras(bubble);
+    const status = msg.status || (msg.grounded ? "done" : "withheld");
+    bubble.dataset.status = status;
+    if (msg.language) {
+      bubble.lang = msg.language; // an English answer in a Swedish page, and the other way round
+      const question = users.get(msg.messageId);
+      if (question && !question.lang) question.lang = msg.language;
+    }
+    const text = bubble.querySelector(".text");
+    if (status === "cancelled" || status === "interrupted") {
+      renderMarkdown(text, msg.text || "");
+      markStopped(bubble, msg.messageId, status, fromHistory);
+      return;
+    }
+    if (EXPLAIN[status]) {
+      // The partial text is replaced; no citation is shown under a refusal.
+      bubble.classList.add(status);
+      text.textContent = "";
+      text.appendChild(renderExplanation(bubble, status, msg.text));
+    } else {
+      bubble._raw = msg.text;
+      renderMarkdown(text, msg.text);
+      if (status === "done") renderSources(bubble, msg.citations);
+    }
+    if (status !== "action") renderTools(bubble, msg);
+    if (!fromHistory) announce(T.answered + ": " + bubble.querySelector(".text").innerText);
+    follow();
+  }
+
+  function markStopped(bubble, messageId, status, fromHistory) {
+    bubble.classList.add("cancelled");
+    bubble.dataset.status = superseded.has(messageId) ? "interrupted" : status;
+    clearExtras(bubble);
+    if (superseded.has(messageId)) { bubble.appendChild(el("span", "mark", T.interrupted)); return; }
+    if (status === "lost" || (fromHistory === "reconnect")) {
+      const note = el("span", "lost", status === "interrupted" ? T.lostInterrupted : T.lostCancelled);
+      const question = users.get(messageId);
+      if (question) {
+        note.appendChild(button(T.askAgain, "", () => submit(question.querySelector(".body").textContent)));
+      }
+      bubble.appendChild(note);
+      return;
+    }
+    bubble.appendChild(el("span", "mark", T.stopped));
+  }
+
+  // -- action cards ------------------------------------------------------------
+  const ACTION_TITLES = { schedule_callback: "actionCallback", send_sms: "actionSms", create_ticket: "actionTicket" };
+  const STATE_LABELS = { pending: "statePending", running: "stateRunning", done: "stateDone", failed: "stateFailed", rejected: "stateRejected", expired: "stateExpired" };
+
+  function describe(action, phone) {
+    if (action === "schedule_callback") return phone ? fmt(T.describeCallback, { phone: phone }) : T.describeCallbackNoPhone;
+    if (action === "send_sms") return phone ? fmt(T.describeSms, { phone: phone }) : T.describeSmsNoPhone;
+    return T.describeTicket;
+  }
+
+  function renderSuggestion(msg) {
+    let card = cards.get(msg.suggestionId);
+    if (!card) {
+      card = el("div", "card");
+      card.dataset.suggestionId = msg.suggestionId;
+      const heading = el("h2");
+      heading.id = "card-" + msg.suggestionId;
+      heading.appendChild(el("span", "name", T[ACTION_TITLES[msg.action]] || msg.action));
+      heading.appendChild(el("span", "badge"));
+      card.setAttribute("aria-labelledby", heading.id);
+      card.appendChild(heading);
+      card.appendChild(el("p", "describe"));
+      card.appendChild(el("p", "hint", T.whatHappens));
+      card.appendChild(el("p", "expiry"));
+      card.appendChild(el("p", "result"));
+      const phoneBox = el("div", "phone");
+      const phoneId = "phone-" + msg.suggestionId;
+      const label = el("label", "", T.phoneLabel);
+      label.htmlFor = phoneId;
+      const phoneInput = el("input");
+      phoneInput.id = phoneId; phoneInput.type = "tel"; phoneInput.autocomplete = "tel"; phoneInput.maxLength = 40;
+      const problem = el("span", "problem");
+      problem.id = phoneId + "-problem";
+      problem.setAttribute("role", "alert");
+      phoneInput.setAttribute("aria-describedby", problem.id);
+      phoneBox.append(label, phoneInput, problem);
+      card.appendChild(phoneBox);
+      const buttons = el("div", "buttons");
+      const confirm = button(T.confirm, "confirm", () => {
+        if (card.dataset.state !== "pending") return;
+        const frame = { type: "confirm_action", suggestionId: msg.suggestionId };
+        if (!phoneBox.hidden) frame.phone = phoneInput.value.trim();
+        if (sendFrame(frame)) setCardState(card, { state: "running", message: "" });
+      });
+      const reject = button(T.reject, "reject", () => {
+        if (card.dataset.state !== "pending") return;
+        if (sendFrame({ type: "reject_action", suggestionId: msg.suggestionId })) setCardState(card, { state: "running", message: "" });
+        input.focus();
+      });
+      buttons.append(confirm, reject);
+      card.appendChild(buttons);
+      card._action = msg.action;
+      card._expiresAt = Date.parse(msg.expiresAt);
+      const after = bubbles.get(msg.sourceMessageId);
+      if (after && after.parentNode === log) after.after(card); else log.appendChild(card);
+      cards.set(msg.suggestionId, card);
+    }
+    const state = msg.card || { state: "pending", phone: (msg.payload || {}).phone || "", needsPhone: false };
+    card._phone = state.phone || (msg.payload || {}).phone || "";
+    card._needsPhone = !!state.needsPhone;
+    setCardState(card, state);
+    follow();
+  }
+
+  function setCardState(card, info) {
+    let state = info.state;
+    if (state === "pending" && Date.now() >= card._expiresAt) state = "expired";
+    card.dataset.state = state;
+    if (info.phone) card._phone = info.phone;
+    if (info.needsPhone !== undefined) card._needsPhone = !!info.needsPhone;
+    card.querySelector(".badge").textContent = T[STATE_LABELS[state]];
+    card.querySelector(".describe").textContent = describe(card._action, card._phone);
+    const final = state !== "pending" && state !== "running";
+    card.querySelector(".result").textContent = final ? (info.message || T[STATE_LABELS[state]]) : "";
+    card.querySelector(".result").hidden = !final;
+    card.querySelector(".hint").hidden = state !== "pending";
+    const phoneBox = card.querySelector(".phone");
+    phoneBox.hidden = !(state === "pending" && card._needsPhone);
+    if (state !== "pending") card.querySelector(".phone .problem").textContent = "";
+    for (const b of card.querySelectorAll(".buttons button")) b.disabled = state !== "pending";
+    card.querySelector(".buttons").hidden = final;
+    tick(card);
+  }
+
+  function tick(card) {
+    const expiry = card.querySelector(".expiry");
+    if (card.dataset.state !== "pending") { expiry.hidden = true; return; }
+    const left = Math.ceil((card._expiresAt - Date.now()) / 1000);
+    if (left <= 0) { setCardState(card, { state: "expired", message: "" }); return; }
+    expiry.hidden = false;
+    expiry.textContent = fmt(T.expiresIn, { seconds: left });
+  }
+  window.setInterval(() => { for (const card of cards.values()) if (card.dataset.state === "pending") tick(card); }, 1000);
+
+  function renderActionResult(msg) {
+    const card = cards.get(msg.suggestionId);
+    if (!card) return;
+    if (msg.card) setCardState(card, msg.card);
+    else setCardState(card, { state: msg.result && msg.result.success ? "done" : "failed", message: "" });
+    announce(card.querySelector(".name").textContent + ": " + card.querySelector(".result").textContent);
+  }
+
+  function phoneProblem(msg) {
+    const card = cards.get(msg.suggestionId);
+    if (!card) return false;
+    card._needsPhone = true;
+    setCardState(card, { state: "pending", message: "" });
+    card.querySelector(".phone .problem").textContent = msg.message;
+    card.querySelector(".phone input").focus();
+    return true;
+  }
+
+  // -- frames ------------------------------------------------------------------
+  const ERROR_TEXT = { rate_limited: "errorRateLimited", too_large: "errorTooLarge" };
+  const handlers = {
+    stream(msg) {
+      awaiting.delete(msg.messageId);
+      const bubble = assistantBubble(msg.messageId);
+      bubble.classList.add("streaming");
+      bubble._raw += msg.delta;
+      if (streamingId !== msg.messageId) setStreaming(msg.messageId);
+      scheduleRender(bubble);
+    },
+    stream_end(msg) {
+      cancelRender();
+      const bubble = assistantBubble(msg.messageId);
+      bubble.classList.remove("streaming");
+      renderMarkdown(bubble.querySelector(".text"), bubble._raw);
+      if (msg.reason === "cancelled") {
+        if (superseded.has(msg.messageId) || stopRequested.has(msg.messageId)) {
+          markStopped(bubble, msg.messageId, "cancelled", false);
+        } else {
+          unresolved.add(msg.messageId); // the server stopped it: learn why after reconnecting
+        }
+      }
+      if (streamingId === msg.messageId) setStreaming(null);
+      follow();
+    },
+    response(msg) { renderResponse(msg, false); },
+    action_suggestion: renderSuggestion,
+    action_executed: renderActionResult,
+    action_rejected: renderActionResult,
+    feedback_received() {},
+    error(msg) {
+      if ((msg.code === "phone_required" || msg.code === "invalid_phone") && phoneProblem(msg)) return;
+      if (msg.code === "server_shutdown") {
+        bannerText.textContent = T.serverRestarting;
+        bannerText.dataset.custom = "1";
+        return;
+      }
+      if (msg.messageId && users.has(msg.messageId) && !bubbles.has(msg.messageId)) setDelivery(msg.messageId, "unsent");
+      const text = T[ERROR_TEXT[msg.code]] || T.errorGeneric;
+      log.appendChild(el("div", "notice", text));
+      announce(text);
+      follow();
+    },
+  };
+
+  // -- connection ----------------------------------------------------------------
+  function scheduleReconnect() {
+    if (reconnectTimer) return;
+    // Exponential backoff with full jitter, capped at 10 s.
+    const cap = Math.min(10000, 400 * 2 ** attempt++);
+    const delay = cap / 2 + Math.random() * cap / 2;
+    reconnectTimer = window.setTimeout(() => { reconnectTimer = null; connect(); }, delay);
+  }
+
+  function reconnectNow() {
+    if (ws && (ws.readyState === WebSocket.OPEN || ws.readyState === WebSocket.CONNECTING)) return;
+    if (reconnectTimer) { window.clearTimeout(reconnectTimer); reconnectTimer = null; }
+    connect();
+  }
+  $("reconnect").addEventListener("click", reconnectNow);
+  window.addEventListener("online", reconnectNow);
+
+  function connect() {
+    const scheme = location.protocol === "https:" ? "wss://" : "ws://";
+    const socket = new WebSocket(scheme + location.host + "/ws/chat/");
+    ws = socket;
+    setStatus("connecting");
+    socket.addEventListener("open", async () => {
+      attempt = 0;
+      const wasOpen = everOpen;
+      everOpen = true;
+      delete bannerText.dataset.custom;
+      if (wasOpen) await reconcile();
+      if (ws !== socket || socket.readyState !== WebSocket.OPEN) return;
+      setStatus("open");
+      while (outbox.length) deliver(outbox.shift());
+    });
+    socket.addEventListener("message", (event) => {
+      let msg;
+      try { msg = JSON.parse(event.data); } catch (e) { return; }
+      const handle = handlers[msg.type];
+      if (handle) handle(msg);
+    });
+    socket.addEventListener("close", () => {
+      if (ws !== socket) return;
+      const inFlight = streamingId;
+      if (inFlight) {
+        const bubble = bubbles.get(inFlight);
+        if (bubble) bubble.classList.remove("streaming");
+        unresolved.add(inFlight);
+        setStreaming(null);
+      }
+      setStatus("closed");
+      scheduleReconnect();
+    });
+  }
+
+  // After a reconnect: how did the turns in flight end? The recorded turn says.
+  async function reconcile() {
+    if (!awaiting.size && !unresolved.size) return;
+    const data = await fetchHistory();
+    if (!data) return;
+    const answers = new Map();
+    for (const m of data.messages) if (m.role === "assistant") answers.set(m.messageId, m);
+    for (const [id, text] of Array.from(awaiting.entries())) {
+      const answer = answers.get(id);
+      if (!answer) {
+        // The server never started it: send it again.
+        awaiting.delete(id);
+        outbox.push({ id: id, text: text });
+        continue;
+      }
+      reconcileAnswer(answer);
+    }
+    for (const id of Array.from(unresolved)) {
+      const answer = answers.get(id);
+      if (answer) { unresolved.delete(id); reconcileAnswer(answer); }
+    }
+    for (const s of data.actions || []) renderSuggestion(s);
+  }
+
+  function reconcileAnswer(answer) {
+    awaiting.delete(answer.messageId);
+    if (answer.status === "cancelled" || answer.status === "interrupted") {
+      const bubble = assistantBubble(answer.messageId);
+      bubble.classList.remove("streaming");
+      if (answer.text) { bubble._raw = answer.text; renderMarkdown(bubble.querySelector(".text"), answer.text); }
+      markStopped(bubble, answer.messageId, answer.status, "reconnect");
+      follow();
+    } else {
+      renderResponse(answer, false);
+    }
+  }
+
+  async function fetchHistory() {
+    try {
+      const response = await fetch("/history/", { credentials: "same-origin", cache: "no-store" });
+      return response.ok ? await response.json() : null;
+    } catch (e) { return null; }
+  }
+
+  async function loadHistory() {
+    const data = await fetchHistory();
+    if (!data) return;
+    for (const m of data.messages) {
+      if (m.role === "user") addUser(m.text, m.messageId, m.language);
+      else renderResponse(m, true);
+    }
+    for (const s of data.actions || data.suggestions || []) renderSuggestion(s);
+    empty.hidden = log.children.length > 0;
+    toBottom();
+  }
+
+  // -- input ---------------------------------------------------------------------
+  function grow() {
+    input.style.height = "auto";
+    input.style.height = Math.min(input.scrollHeight + 2, 160) + "px";
+  }
+  input.addEventListener("input", grow);
+  input.addEventListener("keydown", (event) => {
+    if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
+      event.preventDefault();
+      form.requestSubmit();
+    }
+  });
+  function stop() {
+    if (streamingId && sendFrame({ type: "cancel" })) stopRequested.add(streamingId);
+    input.focus();
+  }
+  document.addEventListener("keydown", (event) => {
+    if (event.key === "Escape" && streamingId) { event.preventDefault(); stop(); }
+  });
   form.addEventListener("submit", (event) => {
     event.preventDefault();
-    submit(input.value);
+    const text = input.value;
+    if (!text.trim()) { input.focus(); return; }
     input.value = "";
+    grow();
+    submit(text);
   });
-  cancelBtn.addEventListener("click", () => send({ type: "cancel" }));
+  sendBtn.addEventListener("click", (event) => {
+    if (sendBtn.dataset.mode === "stop") { event.preventDefault(); stop(); }
+  });
   for (const chip of document.querySelectorAll(".chip")) {
     chip.addEventListener("click", () => submit(chip.dataset.text));
   }

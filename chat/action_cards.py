@@ -1,0 +1,67 @@
+"""An action suggestion as the chat page shows it: one card with one state.
+
+Pure given a suggestion row (and its execution, when it has one): no queries
+of its own. The card's state, read from the audit rows:
+
+| suggestion status | execution status | now vs expires_at | card state |
+|---|---|---|---|
+| pending | - | before | ``pending`` |
+| pending | - | after | ``expired`` |
+| expired | - | - | ``expired`` |
+| rejected | - | - | ``rejected`` |
+| executed | claimed | - | ``running`` |
+| executed | succeeded | - | ``done`` |
+| executed | failed | - | ``failed`` |
+
+Every frame about a suggestion (``action_suggestion``, ``action_executed``,
+``action_rejected`` and the history) carries the card, so a double click, a
+second tab and a reload all show the same one outcome.
+"""
+
+import datetime as dt
+
+from chat import texts
+
+PHONE_ACTIONS = frozenset({"schedule_callback", "send_sms"})
+
+
+def card_state(suggestion, *, now: dt.datetime) -> str:
+    status = suggestion.status
+    if status == "pending":
+        return "expired" if suggestion.is_stale(now) else "pending"
+    if status in ("expired", "rejected"):
+        return status
+    execution = getattr(suggestion, "execution", None)
+    if execution is None or execution.status == "claimed":
+        return "running"
+    return "done" if execution.status == "succeeded" else "failed"
+
+
+def card(suggestion, *, language: str, now: dt.datetime) -> dict:
+    """The card fields: ``state``, ``phone``, ``reference``, localized ``message``."""
+    state = card_state(suggestion, now=now)
+    phone = suggestion.payload.get("phone", "")
+    execution = getattr(suggestion, "execution", None) if state in ("done", "failed") else None
+    reference = (execution.result or {}).get("reference", "") if execution else ""
+    if state == "done":
+        template = texts.localized(texts.ACTION_DONE[suggestion.action], language)
+        message = template.format(phone=phone, reference=reference)
+    else:
+        message = texts.localized(texts.ACTION_STATE[state], language)
+    return {
+        "state": state,
+        "phone": phone,
+        "needsPhone": suggestion.action in PHONE_ACTIONS
+        and not suggestion.payload.get("phone_e164"),
+        "reference": reference,
+        "message": message,
+    }
+
+
+def suggestion_frame(suggestion, *, language: str, now: dt.datetime) -> dict:
+    """The ``action_suggestion`` frame with its card and the answer it belongs to."""
+    return {
+        **suggestion.as_frame(),
+        "sourceMessageId": suggestion.source_message_id,
+        "card": card(suggestion, language=language, now=now),
+    }
