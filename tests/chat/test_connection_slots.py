@@ -7,8 +7,8 @@ from channels.layers import InMemoryChannelLayer
 from channels.testing import WebsocketCommunicator
 
 from chat.composition import connections_by_address
-from config.asgi import application
 from chat.metrics import CONNECTIONS_OPEN
+from config.asgi import application
 from tests.chat.conftest import open_socket, run_turn
 
 pytestmark = pytest.mark.usefixtures("indexed_kb")
