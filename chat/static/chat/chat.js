@@ -205,9 +205,10 @@
     rephrase: { label: T.stepRephrase, run: () => input.focus() },
     callback: { label: T.stepCallback, run: () => submit(T.callbackRequest) },
     ticket: { label: T.stepTicket, run: () => submit(T.ticketRequest) },
+    person: { label: T.stepPerson, run: () => sendFrame({ type: "handoff_request" }) },
   };
   function nextSteps() {
-    const keys = CONFIG.nextSteps || ["rephrase", "callback", "ticket"];
+    const keys = CONFIG.nextSteps || ["rephrase", "person", "callback", "ticket"];
     return keys.filter((key) => NEXT_STEPS[key]).map((key) => Object.assign({ key: key }, NEXT_STEPS[key]));
   }
 
@@ -568,6 +569,8 @@
   $("reconnect").addEventListener("click", reconnectNow);
   window.addEventListener("online", reconnectNow);
 
+  if (window.ChatHandoff) window.ChatHandoff.attach(sendFrame);
+
   function connect() {
     const scheme = location.protocol === "https:" ? "wss://" : "ws://";
     const socket = new WebSocket(scheme + location.host + "/ws/chat/");
@@ -588,6 +591,11 @@
       try { msg = JSON.parse(event.data); } catch (e) { return; }
       const handle = handlers[msg.type];
       if (handle) handle(msg);
+      else if (window.ChatHandoff) {
+        // A person's frames (handoff.js); a message the person got is no longer awaited.
+        if (msg.type === "handoff_delivered") awaiting.delete(msg.messageId);
+        window.ChatHandoff.handle(msg);
+      }
     });
     socket.addEventListener("close", () => {
       if (ws !== socket) return;
@@ -652,6 +660,7 @@
     if (!data) return;
     for (const m of data.messages) {
       if (m.role === "user") addUser(m.text, m.messageId, m.language);
+      else if (m.role === "agent") { if (window.ChatHandoff) window.ChatHandoff.replay(m); }
       else renderResponse(m, true);
     }
     for (const s of data.actions || data.suggestions || []) renderSuggestion(s);
