@@ -161,7 +161,7 @@ class Turn:
             yield self._finish(Response(text, self.message_id, False, Status.NO_SUPPORT))
             return
 
-        guard = GuardedStream(result.snippets, subjects=index.subjects)
+        guard = GuardedStream(result.snippets, facts=index.facts, question=self.question)
         request = LLMRequest(
             question=self.question,
             snippets=result.snippets,
@@ -213,7 +213,7 @@ class Turn:
             )
             return Response(self.record.draft, self.message_id, True, Status.DONE, citations)
         unsupported = verdict.unsupported or ([guard.failed] if guard.failed else [])
-        self.record.unsupported = unsupported_with_locations(unsupported, index)
+        self.record.unsupported = unsupported_with_locations(unsupported)
         reason = verdict.reason or "Verification failed: Number mismatch"
         text = texts.localized(texts.CANNOT_VERIFY, self.language)
         return Response(text, self.message_id, False, Status.WITHHELD, citations, blocked=reason)

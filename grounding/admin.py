@@ -6,9 +6,9 @@ differ from the files that citations point to.
 """
 
 from django.contrib import admin
-from django.db.models import Count
+from django.db.models import Count, Exists, OuterRef, Q
 
-from grounding.models import KBChunk, KBDocument, KBIndexState
+from grounding.models import KBChunk, KBDocument, KBFact, KBIndexState
 
 
 class ReadOnlyAdminMixin:
@@ -72,3 +72,101 @@ class KBChunkAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
 class KBIndexStateAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
     list_display = ("__str__", "version", "updated_at")
     readonly_fields = ("version", "updated_at")
+
+
+NO_SUBJECT = "no subject"
+SHARED_LINE = "another value on its line with the same kind, unit, period and subject"
+
+
+def _twin_on_line():
+    """Another value on the same line that nothing but the number tells apart.
+
+    Same kind, unit, period and subject: "från 2026-05-04 till 2026-09-25" or
+    "a 30-day right of return ... longer than the 14 days" under one subject.
+    One value in two notations, or SEK beside EUR, is no ambiguity.
+    """
+    return KBFact.objects.filter(
+        document=OuterRef("document"),
+        line=OuterRef("line"),
+        kind=OuterRef("kind"),
+        unit=OuterRef("unit"),
+        period=OuterRef("period"),
+        subject_text=OuterRef("subject_text"),
+    ).exclude(value=OuterRef("value"))
+
+
+class AmbiguityFilter(admin.SimpleListFilter):
+    """Facts a KB editor should look at: a number whose subject the KB leaves unclear."""
+
+    title = "ambiguity"
+    parameter_name = "ambiguous"
+
+    def lookups(self, request, model_admin):
+        return [
+            ("any", "any ambiguity"),
+            ("no_subject", NO_SUBJECT),
+            ("shared_line", SHARED_LINE),
+        ]
+
+    def queryset(self, request, queryset):
+        conditions = {
+            "any": Q(subject_text="") | Q(_shares_line=True),
+            "no_subject": Q(subject_text=""),
+            "shared_line": Q(_shares_line=True),
+        }
+        condition = conditions.get(self.value())
+        return queryset if condition is None else queryset.filter(condition)
+
+
+@admin.register(KBFact)
+class KBFactAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
+    """What the KB states about what: every number with its kind, unit and subject."""
+
+    list_display = (
+        "value",
+        "kind",
+        "unit",
+        "period",
+        "subject_text",
+        "location",
+        "cell",
+        "ambiguity",
+    )
+    list_filter = ("document", "kind", AmbiguityFilter, "language")
+    list_select_related = ("document",)
+    search_fields = ("value", "subject_text", "text")
+    readonly_fields = (
+        "document",
+        "ordinal",
+        "value",
+        "kind",
+        "unit",
+        "period",
+        "subject_text",
+        "subject",
+        "qualifiers",
+        "context",
+        "line",
+        "cell_row",
+        "cell_column",
+        "text",
+        "language",
+    )
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).annotate(_shares_line=Exists(_twin_on_line()))
+
+    @admin.display(description="file:line", ordering="line")
+    def location(self, obj):
+        return f"{obj.document.path}:{obj.line}"
+
+    @admin.display(description="table cell")
+    def cell(self, obj):
+        return "" if obj.cell_row is None else f"row {obj.cell_row}, column {obj.cell_column}"
+
+    @admin.display(description="ambiguity")
+    def ambiguity(self, obj):
+        reasons = [NO_SUBJECT] if not obj.subject_text else []
+        if obj._shares_line:
+            reasons.append(SHARED_LINE)
+        return "; ".join(reasons)

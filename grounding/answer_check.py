@@ -7,7 +7,6 @@ same retrieval and verification the chat uses, without the LLM.
 from dataclasses import dataclass, field
 
 from grounding.index import KBIndex
-from grounding.numbers import extract_numbers
 from grounding.retrieval import retrieve
 from grounding.snippets import Snippet
 from grounding.verification import verify_answer
@@ -38,16 +37,9 @@ class AnswerCheck:
         }
 
 
-def unsupported_with_locations(unsupported, index: KBIndex) -> list[dict]:
-    """Each unsupported number with every KB line where it does occur."""
-    rows = []
-    for item in unsupported:
-        data = item.as_dict()
-        numbers = extract_numbers(item.text)
-        if numbers and not data["kb_locations"]:
-            data["kb_locations"] = index.locate(numbers[0])
-        rows.append(data)
-    return rows
+def unsupported_with_locations(unsupported) -> list[dict]:
+    """Each unsupported number with the KB lines stating its value (the facts considered)."""
+    return [item.as_dict() for item in unsupported]
 
 
 def answer_check(
@@ -64,13 +56,13 @@ def answer_check(
     result = retrieve(index, question, top_k=top_k, threshold=threshold)
     if not result.snippets:
         return AnswerCheck(False, no_support_text, "No support", [], [], [], result.category)
-    verdict = verify_answer(answer, result.snippets, subjects=index.subjects)
+    verdict = verify_answer(answer, result.snippets, facts=index.facts, question=question)
     return AnswerCheck(
         grounded=verdict.grounded,
         text=answer if verdict.grounded else withheld_text,
         reason=verdict.reason,
         citations=[c.as_dict() for c in verdict.citations],
-        unsupported=unsupported_with_locations(verdict.unsupported, index),
+        unsupported=unsupported_with_locations(verdict.unsupported),
         snippets=list(result.snippets),
         category=result.category,
     )

@@ -10,6 +10,7 @@ the first unsupported number.
 import re
 from collections.abc import Sequence
 
+from grounding.lookup import FactLookup
 from grounding.snippets import Snippet, UnsupportedNumber
 from grounding.verification import AnswerChecker, failure_reason, find_sentence_end
 
@@ -21,8 +22,10 @@ _NUMBER_LEAD = "+-\u2212(.,"
 class GuardedStream:
     """Feed the LLM's deltas in; get back only what is safe to send."""
 
-    def __init__(self, snippets: Sequence[Snippet], *, subjects: frozenset[str] = frozenset()):
-        self.checker = AnswerChecker(snippets, subjects=subjects)
+    def __init__(
+        self, snippets: Sequence[Snippet], *, facts: FactLookup | None = None, question: str = ""
+    ):
+        self.checker = AnswerChecker(snippets, facts=facts, question=question)
         self.failed: UnsupportedNumber | None = None
         self._released: list[str] = []
         self._sentence = ""  # the sentence being received, released part included

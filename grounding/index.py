@@ -17,9 +17,8 @@ from pathlib import PurePosixPath
 import bm25s
 import numpy as np
 
-from grounding.numbers import Number, contains_digit, extract_numbers, supports
+from grounding.lookup import FactLookup, FactTable
 from grounding.snippets import Snippet
-from grounding.subjects import kb_subjects
 from grounding.text import (
     LANGUAGES,
     STOPWORDS,
@@ -63,6 +62,22 @@ def _folders(file: str) -> list[str]:
     return [part for part in parts if part.lower() not in _LANGUAGE_FOLDERS]
 
 
+def _documents(records: Sequence[ChunkRecord]) -> dict[str, str]:
+    """Each file's text as far as its chunks hold it, every line at its own line number.
+
+    Chunks overlap and leave out nothing but front matter and blank runs, so
+    the lines they hold, put back at their numbers, are the file for facts.
+    """
+    lines: dict[str, dict[int, str]] = defaultdict(dict)
+    for record in records:
+        for offset, text in enumerate(record.text.split("\n")):
+            lines[record.file][record.start_line + offset] = text
+    return {
+        file: "\n".join(numbered.get(n, "") for n in range(1, max(numbered) + 1))
+        for file, numbered in lines.items()
+    }
+
+
 def _phrase(text: str) -> tuple[frozenset[str], ...]:
     """A keyword phrase as, per word, the set of its terms in either language."""
     return tuple(
@@ -73,11 +88,19 @@ def _phrase(text: str) -> tuple[frozenset[str], ...]:
 
 
 class KBIndex:
-    """BM25 over chunk records, with category detection and number locations."""
+    """BM25 over chunk records, with category detection and the KB's facts."""
 
-    def __init__(self, records: Sequence[ChunkRecord], *, version: int = 0) -> None:
+    def __init__(
+        self,
+        records: Sequence[ChunkRecord],
+        *,
+        version: int = 0,
+        facts: FactLookup | None = None,
+    ) -> None:
         self.version = version
         self.records: tuple[ChunkRecord, ...] = tuple(records)
+        self._facts = facts
+        self._facts_lock = threading.Lock()
         self._vocabulary: frozenset[str] = frozenset()
         self._term_ids: dict[str, int] = {}
         self._bm25: bm25s.BM25 | None = None
@@ -102,12 +125,23 @@ class KBIndex:
             for phrase in phrases:
                 for term in phrase[0]:
                     self._phrases_by_term[term].append((category, phrase))
-        self.subjects: frozenset[str] = kb_subjects(r.text for r in self.records)
-        self._locations: dict[str, list[tuple[Number, str, int, str]]] | None = None
-        self._locations_lock = threading.Lock()
 
     def __len__(self) -> int:
         return len(self.records)
+
+    @property
+    def facts(self) -> FactLookup:
+        """Every fact of the KB: by value, by retrieved lines, by sibling (``FactLookup``).
+
+        The selectors pass the facts ``reindex_kb`` stored. An index built
+        straight from records (tests, benchmarks) extracts them on first use
+        from the files as its records restore them.
+        """
+        if self._facts is None:
+            with self._facts_lock:
+                if self._facts is None:
+                    self._facts = FactTable.from_documents(_documents(self.records))
+        return self._facts
 
     @property
     def categories(self) -> frozenset[str]:
@@ -268,39 +302,3 @@ class KBIndex:
             category=record.category,
             chunk_id=record.chunk_id,
         )
-
-    # --- number locations -------------------------------------------------------
-
-    def locate(self, number: Number) -> list[dict]:
-        """Every KB line, as ``{file, line, text}``, with a number that supports ``number``."""
-        seen: set[tuple[str, int]] = set()
-        found = []
-        for candidate, file, line, text in self._number_locations().get(number.lookup_key, []):
-            if (file, line) in seen or not supports(number, candidate):
-                continue
-            seen.add((file, line))
-            found.append({"file": file, "line": line, "text": text})
-        return found
-
-    def _number_locations(self) -> dict[str, list[tuple[Number, str, int, str]]]:
-        # Built on first use: only a rejected answer asks, and building costs a
-        # number parse of every line with a digit, which a reload should not pay.
-        if self._locations is not None:
-            return self._locations
-        with self._locations_lock:
-            if self._locations is None:
-                self._locations = self._build_locations()
-        return self._locations
-
-    def _build_locations(self) -> dict[str, list[tuple[Number, str, int, str]]]:
-        locations: dict[str, list[tuple[Number, str, int, str]]] = defaultdict(list)
-        done: set[tuple[str, int, str]] = set()  # overlapping chunks share lines
-        for record in self.records:
-            for offset, text in enumerate(record.text.split("\n")):
-                line = record.start_line + offset
-                if (record.file, line, text) in done or not contains_digit(text):
-                    continue
-                done.add((record.file, line, text))
-                for found in extract_numbers(text):
-                    locations[found.lookup_key].append((found, record.file, line, text))
-        return dict(locations)

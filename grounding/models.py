@@ -19,7 +19,10 @@ class KBDocument(models.Model):
     category = models.CharField(max_length=100, blank=True, db_index=True)
     keywords = models.JSONField(default=list, blank=True)
     language = models.CharField(max_length=2, choices=Language.choices, default=Language.SWEDISH)
-    content_hash = models.CharField(max_length=64, help_text="SHA-256 of the file's bytes.")
+    content_hash = models.CharField(
+        max_length=64,
+        help_text="SHA-256 of the file's bytes and of the code that reads facts from them.",
+    )
     indexed_at = models.DateTimeField()
 
     class Meta:
@@ -59,6 +62,81 @@ class KBChunk(models.Model):
 
     def __str__(self) -> str:
         return f"{self.document.path}:{self.start_line}-{self.end_line}"
+
+
+class FactKind(models.TextChoices):
+    """What a number of the KB is; the values of ``grounding.facts.Kind``."""
+
+    AMOUNT = "amount", "amount"
+    PERCENTAGE = "percentage", "percentage"
+    PHONE = "phone", "phone number"
+    DATE = "date", "date"
+    TIME = "time", "time"
+    TIME_RANGE = "time_range", "time range"
+    DURATION = "duration", "duration"
+    QUANTITY = "quantity", "quantity with a unit"
+    COUNT = "count", "count"
+    CODE = "code", "code"
+    ORDINAL = "ordinal", "ordinal"
+
+
+class KBFact(models.Model):
+    """A number the KB states, with what it is about: extracted by ``reindex_kb``.
+
+    One row per number of a document (``grounding.facts.extract_facts``),
+    replaced with the document's chunks whenever the file changes.
+    """
+
+    document = models.ForeignKey(KBDocument, on_delete=models.CASCADE, related_name="facts")
+    ordinal = models.PositiveIntegerField(help_text="0-based position in the document.")
+    value = models.CharField(
+        max_length=200,
+        db_index=True,
+        help_text='Canonical, e.g. "1240", "2026-06-19", "+4681234567".',
+    )
+    kind = models.CharField(max_length=20, choices=FactKind.choices, db_index=True)
+    unit = models.CharField(max_length=40, blank=True, help_text='e.g. "SEK", "EUR", "kg", "day".')
+    period = models.CharField(max_length=40, blank=True, help_text='e.g. "month", "year".')
+    subject_text = models.CharField(
+        "subject",
+        max_length=500,
+        blank=True,
+        help_text='What the number is about, e.g. "Avgifter > 190 liter > Årsavgift".',
+    )
+    subject = models.JSONField(default=list, blank=True, help_text="Normalised subject terms.")
+    qualifiers = models.JSONField(
+        default=list, blank=True, help_text="The terms that tell it apart from sibling facts."
+    )
+    context = models.JSONField(
+        default=list, blank=True, help_text="Terms of its line and headings."
+    )
+    line = models.PositiveIntegerField(help_text="1-based line in the file.")
+    cell_row = models.PositiveIntegerField(
+        null=True, blank=True, help_text="Row in its table (the header row is 0)."
+    )
+    cell_column = models.PositiveIntegerField(
+        null=True, blank=True, help_text="Column in its table."
+    )
+    text = models.TextField(help_text="The line the number is on.")
+    language = models.CharField(max_length=2, choices=Language.choices, default=Language.SWEDISH)
+
+    class Meta:
+        ordering = ["document", "ordinal"]
+        verbose_name = "KB fact"
+        verbose_name_plural = "KB facts"
+        constraints = [
+            models.UniqueConstraint(fields=["document", "ordinal"], name="kbfact_unique_ordinal"),
+            models.CheckConstraint(condition=Q(line__gte=1), name="kbfact_line_gte_1"),
+            models.CheckConstraint(condition=Q(kind__in=FactKind.values), name="kbfact_kind_valid"),
+            models.CheckConstraint(
+                condition=Q(cell_row__isnull=True, cell_column__isnull=True)
+                | Q(cell_row__isnull=False, cell_column__isnull=False),
+                name="kbfact_cell_complete",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.value} ({self.kind}) at {self.document.path}:{self.line}"
 
 
 class KBIndexState(models.Model):

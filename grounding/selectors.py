@@ -1,7 +1,7 @@
 """Reads of the KB index: the process-wide in-memory index, kept current.
 
 Each call reads the version row (one cheap query); only when the version
-moved does it reload every chunk, in one query. So a ``reindex_kb`` run in
+moved does it reload every chunk and every fact, in one query each. So a ``reindex_kb`` run in
 any process reaches every server process at its next question, without a
 restart.
 """
@@ -13,8 +13,10 @@ from datetime import datetime
 from channels.db import database_sync_to_async
 from django.conf import settings
 
+from grounding.facts import Fact, Kind
 from grounding.index import ChunkRecord, KBIndex
-from grounding.models import KBChunk, KBDocument, KBIndexState
+from grounding.lookup import FactTable
+from grounding.models import KBChunk, KBDocument, KBFact, KBIndexState
 
 # The version with the time of its bump: a version number alone repeats when
 # a database is recreated (every test database starts at 0 again).
@@ -69,6 +71,64 @@ def _load_records() -> list[ChunkRecord]:
     ]
 
 
+_FACT_FIELDS = (
+    "value",
+    "kind",
+    "unit",
+    "period",
+    "subject",
+    "qualifiers",
+    "context",
+    "subject_text",
+    "document__path",
+    "line",
+    "cell_row",
+    "cell_column",
+    "text",
+    "language",
+)
+
+
+_KINDS = {kind.value: kind for kind in Kind}  # a dict lookup, not Enum's call, per row
+
+
+def _load_facts() -> list[Fact]:
+    rows = KBFact.objects.order_by("document__path", "ordinal").values_list(*_FACT_FIELDS)
+    return [
+        Fact(
+            value=value,
+            kind=_KINDS[kind],
+            unit=unit or None,
+            period=period or None,
+            subject=frozenset(subject),
+            qualifiers=frozenset(qualifiers),
+            context=frozenset(context),
+            subject_text=subject_text,
+            file=path,
+            line=line,
+            cell=None if row is None else (row, column),
+            text=text,
+            language=language,
+        )
+        for (
+            value,
+            kind,
+            unit,
+            period,
+            subject,
+            qualifiers,
+            context,
+            subject_text,
+            path,
+            line,
+            row,
+            column,
+            text,
+            language,
+        ) in rows
+    ]
+
+
 def _state_key() -> StateKey:
     row = (
         KBIndexState.objects.filter(pk=KBIndexState.SINGLETON_ID)
@@ -81,19 +141,20 @@ def _state_key() -> StateKey:
 def _load_index(key: StateKey) -> tuple[StateKey, KBIndex]:
     """The index of state ``key``, read consistently without a read transaction.
 
-    The chunks come from one statement, so they are one snapshot; reading the
-    state again afterwards proves no reindex committed in between (a read
-    transaction would take the write lock on SQLite in IMMEDIATE mode).
+    The chunks come from one statement and the facts from another; reading
+    the state again afterwards proves no reindex committed in between or
+    before them (a read transaction would take the write lock on SQLite in
+    IMMEDIATE mode).
     """
     for _ in range(_RELOAD_ATTEMPTS):
-        records = _load_records()
+        records, facts = _load_records(), _load_facts()
         after = _state_key()
         if after == key:
-            return key, KBIndex(records, version=key[0])
+            return key, KBIndex(records, version=key[0], facts=FactTable(facts))
         key = after
-    # Reindexes keep committing: the records are still one snapshot, kept
-    # under a key that matches nothing, so the next call reloads.
-    return (-1, None), KBIndex(records, version=key[0])
+    # Reindexes keep committing: records and facts may be of two versions, so
+    # they are kept under a key that matches nothing, and the next call reloads.
+    return (-1, None), KBIndex(records, version=key[0], facts=FactTable(facts))
 
 
 def current_index() -> KBIndex:

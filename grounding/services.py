@@ -1,15 +1,18 @@
 """Writes to the KB index: ``kb_reindex`` turns the markdown files into rows.
 
-The swap is atomic: every change of one run (documents added, chunks
-replaced, documents removed, the version bumped) commits in one
+The swap is atomic: every change of one run (documents added, chunks and
+facts replaced, documents removed, the version bumped) commits in one
 transaction, so a reader sees the old index or the new one, never a mix.
 Server processes notice the new version and reload (see ``selectors``).
 """
 
 import hashlib
+import importlib.util
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from functools import cache
+from importlib import metadata
 from pathlib import Path, PurePosixPath
 
 from django.conf import settings
@@ -18,8 +21,9 @@ from django.utils import timezone
 
 from grounding.broadcast import index_version_announce
 from grounding.chunking import Chunk, chunk_markdown, first_heading, parse_front_matter
+from grounding.facts import Fact, extract_facts
 from grounding.index import ChunkRecord
-from grounding.models import KBChunk, KBDocument, KBIndexState, Language
+from grounding.models import KBChunk, KBDocument, KBFact, KBIndexState, Language
 from grounding.selectors import index_version
 from grounding.text import detect_language
 
@@ -42,6 +46,7 @@ class ReindexSummary:
     chunks: int  # chunks in the index after the run
     seconds: float
     version: int
+    facts: int = 0  # facts in the index after the run
 
     @property
     def changed_anything(self) -> bool:
@@ -50,8 +55,8 @@ class ReindexSummary:
     def __str__(self) -> str:
         return (
             f"{self.added} added, {self.changed} changed, {self.unchanged} unchanged, "
-            f"{self.removed} removed; {self.chunks} chunks; version {self.version}; "
-            f"{self.seconds:.2f} s"
+            f"{self.removed} removed; {self.chunks} chunks, {self.facts} facts; "
+            f"version {self.version}; {self.seconds:.2f} s"
         )
 
 
@@ -92,7 +97,43 @@ def read_kb_dir(kb_dir: Path) -> dict[str, SourceFile]:
 
 
 def _hash(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
+    return hashlib.sha256(data + extractor_fingerprint().encode()).hexdigest()
+
+
+# What decides a file's chunks and facts besides its bytes: these modules and libraries.
+_EXTRACTOR_MODULES = (
+    "grounding.chunking",
+    "grounding.facts",
+    "grounding.notation",
+    "grounding.clauses",
+    "grounding.terms",
+    "grounding.text",
+    "grounding.phones",
+    "grounding.lexicon",
+)
+_EXTRACTOR_LIBRARIES = ("markdown-it-py", "babel", "simplemma", "phonenumbers", "PyStemmer")
+
+
+@cache
+def extractor_fingerprint() -> str:
+    """A digest of the code that turns a file into chunks and facts.
+
+    Part of every document's stored hash: after an upgrade that changes how
+    facts are read, the next reindex treats every file as changed and stores
+    facts the new checker understands, instead of keeping stale ones.
+    """
+    digest = hashlib.sha256()
+    for name in _EXTRACTOR_MODULES:
+        spec = importlib.util.find_spec(name)
+        if spec is None or spec.origin is None:
+            continue
+        path = Path(spec.origin)
+        files = sorted(path.parent.glob("*.py")) if path.name == "__init__.py" else [path]
+        for file in files:
+            digest.update(file.read_bytes())
+    for library in _EXTRACTOR_LIBRARIES:
+        digest.update(f"{library}=={metadata.version(library)}".encode())
+    return digest.hexdigest()
 
 
 def _plan(sources: dict[str, SourceFile], existing: dict[str, tuple[int, str]]) -> _Plan:
@@ -165,6 +206,41 @@ def source_records(source: SourceFile) -> list[ChunkRecord]:
     ]
 
 
+def source_facts(source: SourceFile) -> list[Fact]:
+    """The facts of one file as a reindex would store them, without the database."""
+    return extract_facts(
+        source.text, file=source.path, language=document_fields(source)["language"]
+    )
+
+
+def fact_fields(fact: Fact) -> dict:
+    """A fact as the fields of its ``KBFact`` row (the document aside)."""
+    row, column = fact.cell if fact.cell is not None else (None, None)
+    return {
+        "value": fact.value,
+        "kind": str(fact.kind),
+        "unit": fact.unit or "",
+        "period": fact.period or "",
+        "subject_text": fact.subject_text[:500],
+        "subject": sorted(fact.subject),
+        "qualifiers": sorted(fact.qualifiers),
+        "context": sorted(fact.context),
+        "line": fact.line,
+        "cell_row": row,
+        "cell_column": column,
+        "text": fact.text,
+        "language": fact.language,
+    }
+
+
+def _facts_for(document: KBDocument, source: SourceFile) -> list[KBFact]:
+    facts = extract_facts(source.text, file=source.path, language=document.language)
+    return [
+        KBFact(document=document, ordinal=ordinal, **fact_fields(fact))
+        for ordinal, fact in enumerate(facts)
+    ]
+
+
 def _chunks_for(document: KBDocument, source: SourceFile) -> list[KBChunk]:
     return [
         KBChunk(
@@ -208,6 +284,7 @@ def kb_reindex(*, kb_dir: Path, progress: Progress | None = None) -> ReindexSumm
         unchanged=plan.unchanged,
         removed=len(plan.removed),
         chunks=KBChunk.objects.count(),
+        facts=KBFact.objects.count(),
         seconds=time.perf_counter() - started,
         version=version,
     )
@@ -228,6 +305,7 @@ def _apply(sources: dict[str, SourceFile], report: Progress) -> tuple[_Plan, int
         KBDocument.objects.filter(id__in=ids).delete()
     for ids in _batches([doc_id for doc_id, _ in plan.changed]):
         KBChunk.objects.filter(document_id__in=ids).delete()
+        KBFact.objects.filter(document_id__in=ids).delete()
 
     changed_documents = []
     for doc_id, source in plan.changed:
@@ -246,12 +324,15 @@ def _apply(sources: dict[str, SourceFile], report: Progress) -> tuple[_Plan, int
     ]
     KBDocument.objects.bulk_create([document for document, _ in added_documents], batch_size=_BATCH)
 
-    chunks = []
+    chunks, facts = [], []
     for document, source in changed_documents + added_documents:
         new_chunks = _chunks_for(document, source)
-        report(f"Indexed {source.path}: {len(new_chunks)} chunks")
+        new_facts = _facts_for(document, source)
+        report(f"Indexed {source.path}: {len(new_chunks)} chunks, {len(new_facts)} facts")
         chunks.extend(new_chunks)
+        facts.extend(new_facts)
     KBChunk.objects.bulk_create(chunks, batch_size=_BATCH)
+    KBFact.objects.bulk_create(facts, batch_size=_BATCH)
 
     for _, path in plan.removed:
         report(f"Removed {path}")

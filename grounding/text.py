@@ -82,17 +82,6 @@ def _stemmer(language: str) -> Stemmer.Stemmer:
     return Stemmer.Stemmer("swedish" if language == SWEDISH else "english")
 
 
-def aligned_lower(text: str) -> str:
-    """``text`` in lower case, character for character, so positions stay valid.
-
-    The rare character whose lower case is longer (Turkish "İ") is kept as it is.
-    """
-    lowered = text.lower()
-    if len(lowered) == len(text):
-        return lowered
-    return "".join(ch if len(ch.lower()) != 1 else ch.lower() for ch in text)
-
-
 def words(text: str) -> list[str]:
     """Lowercase words (letters and digits) of ``text``, stopwords included."""
     return [w for w in _WORD.findall(text.lower()) if len(w) > 1 or w.isdigit()]

@@ -25,6 +25,12 @@ def indexed_kb(transactional_db, settings):
     selectors.clear_index_cache()
 
 
+@pytest.fixture
+def handoff_open_all_day(settings):
+    """A person is on duty whenever a handoff test asks for one."""
+    settings.HANDOFF_OPENING_HOURS = "always"
+
+
 @pytest.fixture(scope="session")
 def postgres_insert_report() -> dict:
     """``tests/chat/insert_roundtrip.py``'s report from a throwaway PostgreSQL database.

@@ -1,7 +1,8 @@
 import pytest
 from django.urls import reverse
 
-from grounding.models import KBChunk, KBDocument
+from grounding.admin import NO_SUBJECT, SHARED_LINE
+from grounding.models import KBChunk, KBDocument, KBFact
 from grounding.services import kb_reindex
 
 
@@ -47,3 +48,68 @@ def test_bulk_delete_action_is_not_offered(admin_client, indexed):
     for name in ("kbdocument", "kbchunk"):
         response = admin_client.get(reverse(f"admin:grounding_{name}_changelist"))
         assert "delete_selected" not in response.content.decode()
+
+
+# --- facts --------------------------------------------------------------------
+
+
+def _fact(document, ordinal, value, *, line, subject="", kind="amount", unit="SEK"):
+    return KBFact.objects.create(
+        document=document,
+        ordinal=ordinal,
+        value=value,
+        kind=kind,
+        unit=unit,
+        subject_text=subject,
+        line=line,
+        text=f"line {line}",
+    )
+
+
+def test_fact_pages_load_with_filters_and_search(admin_client, indexed):
+    """The facts changelist filters by file, kind and ambiguity and searches value and subject."""
+    fact = KBFact.objects.filter(document=indexed).first()
+    assert fact is not None and fact.value == "399"
+    changelist = reverse("admin:grounding_kbfact_changelist")
+    for query in (
+        "",
+        f"?document__id__exact={indexed.pk}",
+        "?kind__exact=amount",
+        "?ambiguous=any",
+        "?ambiguous=no_subject",
+        "?ambiguous=shared_line",
+        "?q=399",
+        "?q=Premium",
+    ):
+        response = admin_client.get(changelist + query)
+        assert response.status_code == 200, query
+    assert "kb/pricing.md:3" in admin_client.get(changelist + "?q=399").content.decode()
+    detail = admin_client.get(reverse("admin:grounding_kbfact_change", args=[fact.pk]))
+    assert detail.status_code == 200
+    assert admin_client.get(reverse("admin:grounding_kbfact_add")).status_code == 403
+
+
+def test_ambiguity_flags_facts_without_subject_or_with_an_indistinguishable_twin(
+    admin_client, indexed
+):
+    """A KB editor finds the numbers whose subject the KB leaves unclear."""
+    KBFact.objects.all().delete()
+    _fact(indexed, 0, "45", line=10, subject="Hem")
+    _fact(indexed, 1, "60", line=10, subject="Hem")  # same line, kind and subject
+    _fact(indexed, 2, "14", line=10, subject="Hem", kind="duration")  # another kind
+    _fact(indexed, 3, "99", line=11, subject="")  # no subject
+    _fact(indexed, 4, "199", line=12, subject="Standard")  # clear
+    _fact(indexed, 5, "690", line=13, subject="Work")  # SEK beside EUR: the unit tells
+    _fact(indexed, 6, "62", line=13, subject="Work", unit="EUR")
+    _fact(indexed, 7, "+46184205500", line=14, subject="Phone", kind="phone", unit="")
+    _fact(indexed, 8, "+46184205500", line=14, subject="Phone", kind="phone", unit="")  # same value
+
+    def values(query: str) -> set[str]:
+        page = admin_client.get(reverse("admin:grounding_kbfact_changelist") + query)
+        return {fact.value for fact in page.context["cl"].result_list}
+
+    assert values("?ambiguous=shared_line") == {"45", "60"}
+    assert values("?ambiguous=no_subject") == {"99"}
+    assert values("?ambiguous=any") == {"45", "60", "99"}
+    page = admin_client.get(reverse("admin:grounding_kbfact_changelist")).content.decode()
+    assert SHARED_LINE in page and NO_SUBJECT in page

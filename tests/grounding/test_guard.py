@@ -5,10 +5,9 @@ from itertools import pairwise
 from hypothesis import given
 from hypothesis import strategies as st
 
+from grounding.claims import extract_claims
 from grounding.guard import GuardedStream
-from grounding.numbers import extract_numbers
 from grounding.snippets import Snippet
-from grounding.subjects import kb_subjects
 from grounding.verification import AnswerChecker, split_sentences, verify_answer
 
 SNIPPETS = [
@@ -26,11 +25,10 @@ SNIPPETS = [
     ),
     Snippet(file="kb/terms.md", text="Dröjsmålsränta: 8,5 %\nMoms 25 % ingår.", start_line=1),
 ]
-SUBJECTS = kb_subjects(snippet.text for snippet in SNIPPETS)
 
 
 def guard() -> GuardedStream:
-    return GuardedStream(SNIPPETS, subjects=SUBJECTS)
+    return GuardedStream(SNIPPETS)
 
 
 def stream(text: str, cuts: list[int]) -> tuple[GuardedStream, list[str]]:
@@ -134,7 +132,7 @@ def _sentence_ok(checker: AnswerChecker, sentence: str) -> bool:
 def assert_no_unverified_digit(answer: str, released: str) -> None:
     """Every digit released lies in a sentence whose numbers all verify."""
     assert answer.startswith(released)
-    checker = AnswerChecker(SNIPPETS, subjects=SUBJECTS)
+    checker = AnswerChecker(SNIPPETS)
     position = 0
     for sentence in split_sentences(answer):
         start, position = position, position + len(sentence)
@@ -160,7 +158,7 @@ def test_incremental_verdict_equals_whole_answer_verdict(answer, data):
     """The stream fails exactly when verify_answer rejects, at its first unsupported number."""
     cuts = data.draw(st.lists(st.integers(0, len(answer)), max_size=12))
     stream_guard, _ = stream(answer, cuts)
-    verdict = verify_answer(answer, SNIPPETS, subjects=SUBJECTS)
+    verdict = verify_answer(answer, SNIPPETS)
     if verdict.grounded:
         assert stream_guard.failed is None
         assert stream_guard.released == answer
@@ -181,7 +179,7 @@ def test_grounded_answer_is_released_whole_whatever_the_split():
     """A grounded answer split mid-number comes out complete, numbers included."""
     stream_guard, _ = stream("Premium kostar 399 kr/månad. Ring 08-123 45 67.", [3, 20, 31])
     assert stream_guard.failed is None
-    assert [n.canonical for n in extract_numbers(stream_guard.released)] == ["399", "+4681234567"]
+    assert [c.value for c in extract_claims(stream_guard.released)] == ["399", "+4681234567"]
 
 
 def test_without_snippets_prose_flows_but_numbers_fail():

@@ -2,9 +2,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from grounding.claims import extract_claims
 from grounding.index import ChunkRecord, KBIndex
-from grounding.numbers import extract_numbers
-from grounding.subjects import kb_subjects
 
 RECORDS = [
     ChunkRecord(
@@ -169,45 +168,45 @@ def test_detect_category_ignores_compound_parts():
     assert KBIndex(records).detect_category("Vad är ert organisationsnummer?") is None
 
 
-def test_version_categories_and_subjects(index):
-    """The index carries its version, its categories and the KB's subject vocabulary."""
+def test_version_and_categories(index):
+    """The index carries its version and its categories."""
     assert index.version == 7
     assert index.categories == {"pricing", "contact", "billing"}
-    assert index.subjects == kb_subjects(r.text for r in RECORDS)
     assert len(index) == len(RECORDS)
 
 
-def test_locate_finds_every_line_with_a_supporting_number(index):
-    """locate lists file, line and text of each KB line whose number supports the given one."""
-    (price,) = extract_numbers("399 kr")
-    located = index.locate(price)
-    assert {"file": "kb/pricing.md", "line": 9, "text": "- Premium: 399 kr/månad"} in located
-    assert all(loc["file"] != "kb/contact.md" for loc in located)
+def _located(index: KBIndex, written: str) -> list[tuple[str, int, str]]:
+    """(file, line, text) of every fact found under the value of ``written``."""
+    (claim,) = extract_claims(written)
+    return [(fact.file, fact.line, fact.text) for fact in index.facts.by_value(claim.key)]
 
 
-def test_locate_matches_phone_numbers_in_any_written_form(index):
-    """A phone number written with dashes locates the KB line written with spaces."""
-    (phone,) = extract_numbers("+46-8-123-45-67")
-    assert index.locate(phone) == [
-        {"file": "kb/contact.md", "line": 4, "text": "- Telefon: +46 8 123 45 67"}
+def test_facts_by_value_find_every_line_stating_it(index):
+    """The KB-wide lookup lists file, line and text of each line stating the value."""
+    located = _located(index, "399 kr")
+    assert ("kb/pricing.md", 9, "- Premium: 399 kr/månad") in located
+    assert all(file != "kb/contact.md" for file, _, _ in located)
+
+
+def test_facts_by_value_match_phone_numbers_in_any_written_form(index):
+    """A phone number written with dashes finds the KB line written with spaces."""
+    assert _located(index, "+46-8-123-45-67") == [
+        ("kb/contact.md", 4, "- Telefon: +46 8 123 45 67")
     ]
 
 
-def test_locate_unknown_number_is_empty(index):
-    """A number that the KB never mentions has no location."""
-    (number,) = extract_numbers("4711")
-    assert index.locate(number) == []
+def test_facts_by_value_of_an_unknown_number_is_empty(index):
+    """A number that the KB never mentions has no fact."""
+    assert _located(index, "4711") == []
 
 
-def test_locate_reports_overlapping_lines_once():
-    """A line shared by two overlapping chunks is located once."""
+def test_a_line_in_two_overlapping_chunks_is_one_fact():
+    """A line shared by two overlapping chunks gives its fact once."""
     records = [
         ChunkRecord("kb/a.md", "Rad ett\nPris: 250 kr", 1, 2),
         ChunkRecord("kb/a.md", "Pris: 250 kr\nRad tre", 2, 3),
     ]
-    (number,) = extract_numbers("250 kr")
-    located = KBIndex(records).locate(number)
-    assert located == [{"file": "kb/a.md", "line": 2, "text": "Pris: 250 kr"}]
+    assert _located(KBIndex(records), "250 kr") == [("kb/a.md", 2, "Pris: 250 kr")]
 
 
 def test_empty_index_answers_nothing():
@@ -215,7 +214,7 @@ def test_empty_index_answers_nothing():
     empty = KBIndex([])
     assert empty.search("premium", top_k=5, threshold=0.0) == []
     assert empty.detect_category("Vad kostar premium?") is None
-    assert empty.locate(extract_numbers("99")[0]) == []
+    assert _located(empty, "99") == []
     assert len(empty) == 0
 
 
@@ -271,3 +270,14 @@ def test_scores_of_a_term_in_many_chunks_are_bm25s_own():
     assert index._bm25.scores["indptr"][common + 1] - index._bm25.scores["indptr"][common] > 256
     for ids in ([common], [common, rare], [rare, common, common]):
         assert index._scores(ids).tolist() == index._bm25.get_scores(ids).tolist()
+
+
+def test_facts_of_an_index_built_from_records_are_the_files_facts():
+    """Without stored facts, index.facts holds what extract_facts finds in the files."""
+    from grounding.services import SourceFile, source_facts, source_records
+
+    text = "# Priser\n\n- Premium: 399 kr/månad\n\n## Kontakt\n\nTelefon: 08-123 45 67\n"
+    source = SourceFile(path="kb/pricing.md", text=text, content_hash="x")
+    index = KBIndex(source_records(source))
+    expected = source_facts(source)
+    assert expected and list(index.facts.in_lines("kb/pricing.md", 1, 100)) == expected

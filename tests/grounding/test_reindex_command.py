@@ -16,7 +16,8 @@ def _run(*args, **options) -> str:
 
 @pytest.mark.django_db
 def test_command_indexes_and_prints_the_summary(write_kb):
-    """The command indexes the directory and prints added/changed/unchanged/removed/chunks/time."""
+    """The command indexes the directory and prints added/changed/unchanged/removed/chunks/facts
+    and time."""
     kb = write_kb({"pricing.md": PRICING, "a/contact.md": "# Kontakt\n\nTelefon: 08-123 45 67\n"})
     output = _run("--kb-dir", str(kb))
     assert "added:     2" in output
@@ -24,6 +25,7 @@ def test_command_indexes_and_prints_the_summary(write_kb):
     assert "unchanged: 0" in output
     assert "removed:   0" in output
     assert "chunks:    2" in output
+    assert "facts:     2" in output  # 399 kr/månad and the phone number
     assert "time:" in output
     assert KBDocument.objects.count() == 2
 

@@ -1,6 +1,7 @@
 import pytest
 from django.conf import settings
 
+from grounding.index import ChunkRecord, KBIndex
 from grounding.retrieval import RetrievalResult, is_follow_up, retrieve
 
 # Questions a customer might ask, each with the shipped KB file that answers it.
@@ -167,3 +168,56 @@ def test_new_question_ignores_previous_query(shipped_index):
     )
     assert result.query == "Vad är ert telefonnummer?"
     assert result.snippets[0].file == "kb/contact.md"
+
+
+# --- across languages and compounds ------------------------------------------------
+
+BILINGUAL = [
+    ChunkRecord(
+        "kb/permits.md",
+        "- Bygglov för nybyggnad: 28 400 kr\n- Avgift för rivningslov: 5 300 kr",
+        3,
+        4,
+        heading="Bygglov > Avgifter",
+        language="sv",
+    ),
+    ChunkRecord("kb/waste.md", "- Tömning varannan vecka: 1 440 kr per år", 3, 3,
+                heading="Avfall", language="sv"),
+    ChunkRecord("kb/en/warranty.md", "- Battery: 2 years or 500 charge cycles", 3, 3,
+                heading="Warranty", language="en"),
+    ChunkRecord("kb/en/contact.md", "- Phone: 018-420 55 00", 3, 3,
+                heading="Customer service", language="en"),
+    ChunkRecord("kb/priser.md", "- Premium: 399 kr/månad", 3, 3, heading="Priser",
+                language="sv"),
+]  # fmt: skip
+
+
+def test_a_compound_question_reaches_the_line_of_its_parts():
+    """ "bygglovsavgiften" finds the line under "Bygglov > Avgifter" (bygglov + avgift)."""
+    found = retrieve(KBIndex(BILINGUAL), "Hur hög är bygglovsavgiften?", threshold=0.0)
+    assert found.snippets[0].file == "kb/permits.md"
+
+
+def test_a_swedish_question_reaches_an_english_line_through_shared_stems():
+    """The question is read in both languages: "batteriet" meets "Battery" (stem "batteri")."""
+    found = retrieve(KBIndex(BILINGUAL), "Hur länge håller batteriet?", threshold=0.0)
+    assert found.snippets[0].file == "kb/en/warranty.md"
+
+
+def test_an_english_question_reaches_a_swedish_line_through_a_shared_name():
+    """A plan, product or place name is the same word in both languages."""
+    found = retrieve(KBIndex(BILINGUAL), "How much does Premium cost?", threshold=0.0)
+    assert found.snippets[0].file == "kb/priser.md"
+
+
+def test_a_fact_outside_the_retrieved_lines_is_still_found_by_value():
+    """Candidates are the retrieved lines plus the KB's facts by value: a Swedish answer is
+    grounded on, and cites, the English line stating its number, which retrieval missed."""
+    from grounding.answer_check import answer_check
+
+    index = KBIndex(BILINGUAL)
+    question = "Vad kostar tömning varannan vecka?"
+    assert "kb/en/warranty.md" not in {s.file for s in retrieve(index, question).snippets}
+    check = answer_check(index=index, question=question, answer="Batteriet har 2 års garanti.")
+    assert check.grounded, check.as_dict()
+    assert [c["file"] for c in check.citations] == ["kb/en/warranty.md"]

@@ -8,7 +8,7 @@ from grounding import selectors
 from grounding.index import KBIndex
 from grounding.models import KBChunk, KBDocument, KBIndexState
 from grounding.selectors import acurrent_index, current_index, index_is_empty
-from grounding.services import kb_reindex, read_kb_dir, source_records
+from grounding.services import kb_reindex, read_kb_dir, source_facts, source_records
 
 PRICING = "---\ncategory: pricing\nkeywords: pris\n---\n# Priser\n\n- Premium: 399 kr/månad\n"
 CONTACT = "# Kontakt\n\nTelefon: +46 8 123 45 67\n"
@@ -51,6 +51,20 @@ def test_records_from_the_database_equal_records_from_the_files(kb_dir):
             assert stored.__class__(**{**_fields(stored), "chunk_id": None}) == record
 
 
+@pytest.mark.django_db
+def test_facts_from_the_database_equal_facts_from_the_files(kb_dir):
+    """The stored facts come back as the very facts extract_facts gave at reindex."""
+    kb_reindex(kb_dir=kb_dir)
+    facts = current_index().facts
+    for source in read_kb_dir(kb_dir).values():
+        expected = source_facts(source)
+        assert expected
+        assert list(facts.in_lines(source.path, 1, 10_000)) == expected
+        for fact in expected:
+            for key in fact.keys():  # noqa: SIM118 (a Fact, not a dict)
+                assert fact in facts.by_value(key)
+
+
 def _fields(record) -> dict:
     return {name: getattr(record, name) for name in record.__slots__}
 
@@ -65,15 +79,16 @@ def test_unchanged_version_reuses_the_cached_index(kb_dir, django_assert_num_que
 
 
 @pytest.mark.django_db
-def test_new_version_reloads_chunks_in_one_query(kb_dir, django_assert_num_queries):
-    """A changed version reloads all chunks in one query (plus two reads of the version)."""
+def test_new_version_reloads_chunks_and_facts_in_one_query_each(kb_dir, django_assert_num_queries):
+    """A changed version reloads all chunks and all facts (plus two reads of the version)."""
     kb_reindex(kb_dir=kb_dir)
     old = current_index()
     (kb_dir / "pricing.md").write_text(PRICING.replace("399", "449"), encoding="utf-8")
     kb_reindex(kb_dir=kb_dir)
-    with django_assert_num_queries(3) as captured:
+    with django_assert_num_queries(4) as captured:
         new = current_index()
     assert sum("grounding_kbchunk" in q["sql"] for q in captured.captured_queries) == 1
+    assert sum("grounding_kbfact" in q["sql"] for q in captured.captured_queries) == 1
     assert new is not old and new.version == 2
     assert any("449 kr" in r.text for r in new.records)
 

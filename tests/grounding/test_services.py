@@ -3,9 +3,16 @@ import threading
 import pytest
 from django.db import connection
 
-from grounding.models import KBChunk, KBDocument, KBIndexState
+from grounding import services
+from grounding.models import KBChunk, KBDocument, KBFact, KBIndexState
 from grounding.selectors import current_index
-from grounding.services import KBDirectoryNotFound, kb_reindex, read_kb_dir
+from grounding.services import (
+    KBDirectoryNotFound,
+    fact_fields,
+    kb_reindex,
+    read_kb_dir,
+    source_facts,
+)
 
 from .conftest import SHIPPED_KB
 
@@ -30,6 +37,11 @@ def kb_dir(write_kb):
     return write_kb(
         {"pricing.md": PRICING, "support/contact.md": CONTACT, "en/billing.md": EN_BILLING}
     )
+
+
+def _ids(model, path: str) -> list[int]:
+    """The ids of ``model``'s rows (chunks or facts) of the document at ``path``."""
+    return list(model.objects.filter(document__path=path).values_list("id", flat=True))
 
 
 def _version() -> int:
@@ -89,10 +101,10 @@ def test_path_is_kb_relative_whatever_the_directory_name(tmp_path):
 
 @pytest.mark.django_db
 def test_unchanged_run_writes_nothing_and_keeps_the_version(kb_dir, django_assert_max_num_queries):
-    """A second run over the same files skips all of them without writing."""
+    """A second run over the same files skips all of them without writing (4 reads)."""
     kb_reindex(kb_dir=kb_dir)
     indexed_at = dict(KBDocument.objects.values_list("path", "indexed_at"))
-    with django_assert_max_num_queries(3):
+    with django_assert_max_num_queries(4):
         summary = kb_reindex(kb_dir=kb_dir)
     assert (summary.added, summary.changed, summary.unchanged, summary.removed) == (0, 0, 3, 0)
     assert summary.version == 1 == _version()
@@ -103,9 +115,7 @@ def test_unchanged_run_writes_nothing_and_keeps_the_version(kb_dir, django_asser
 def test_changed_file_replaces_its_chunks_only(kb_dir):
     """A changed file gets new chunks; other files keep theirs; the version moves."""
     kb_reindex(kb_dir=kb_dir)
-    contact_chunks = list(
-        KBChunk.objects.filter(document__path="kb/support/contact.md").values_list("id", flat=True)
-    )
+    contact_chunks = _ids(KBChunk, "kb/support/contact.md")
     (kb_dir / "pricing.md").write_text(PRICING.replace("399", "449"), encoding="utf-8")
     summary = kb_reindex(kb_dir=kb_dir)
     assert (summary.added, summary.changed, summary.unchanged, summary.removed) == (0, 1, 2, 0)
@@ -113,14 +123,7 @@ def test_changed_file_replaces_its_chunks_only(kb_dir):
     texts = KBChunk.objects.filter(document__path="kb/pricing.md").values_list("text", flat=True)
     assert any("449 kr" in t for t in texts)
     assert not any("399 kr" in t for t in texts)
-    assert (
-        list(
-            KBChunk.objects.filter(document__path="kb/support/contact.md").values_list(
-                "id", flat=True
-            )
-        )
-        == contact_chunks
-    )
+    assert _ids(KBChunk, "kb/support/contact.md") == contact_chunks
 
 
 @pytest.mark.django_db
@@ -165,9 +168,13 @@ def test_progress_reports_each_indexed_and_removed_file(kb_dir):
 
 @pytest.mark.django_db
 def test_query_count_does_not_grow_with_file_count(write_kb, django_assert_max_num_queries):
-    """Writes are bulk statements: 120 files index in a bounded number of queries."""
+    """Writes are bulk statements: 120 files (240 chunks, 360 facts) in a bounded number.
+
+    SQLite takes at most 999 parameters per statement, so the 360 facts of 17
+    columns need 7 inserts; far fewer than one per file.
+    """
     kb = write_kb({f"doc{i}.md": f"# Dok {i}\n\nRad {i}\n\n## Del\nMer {i}\n" for i in range(120)})
-    with django_assert_max_num_queries(15):
+    with django_assert_max_num_queries(22):
         summary = kb_reindex(kb_dir=kb)
     assert summary.added == 120 and summary.chunks == 240
 
@@ -241,3 +248,90 @@ def test_reader_during_reindex_sees_old_or_new_index_never_a_mix(write_kb):
     assert {kinds for _, kinds in snapshots} == {frozenset({"alpha"}), frozenset({"beta"})}
     for version, kinds in snapshots:
         assert kinds == {1: frozenset({"alpha"}), 2: frozenset({"beta"})}[version]
+
+
+# --- facts --------------------------------------------------------------------
+
+TABLE = """# Avgifter
+
+| Kärl | Per månad | Per år |
+|---|---|---|
+| 190 liter | 120 kr | 1 440 kr |
+| 370 liter | 210 kr | 2 520 kr |
+"""
+
+
+@pytest.mark.django_db
+def test_reindex_stores_every_fact_extract_facts_finds(kb_dir):
+    """Each document's facts are stored beside its chunks, field for field."""
+    summary = kb_reindex(kb_dir=kb_dir)
+    assert summary.facts == KBFact.objects.count() > 0
+    for source in read_kb_dir(kb_dir).values():
+        expected = [fact_fields(fact) for fact in source_facts(source)]
+        rows = KBFact.objects.filter(document__path=source.path).order_by("ordinal")
+        stored = [{name: getattr(row, name) for name in FACT_FIELDS} for row in rows]
+        assert stored == expected
+
+
+FACT_FIELDS = (
+    "value", "kind", "unit", "period", "subject_text", "subject", "qualifiers", "context",
+    "line", "cell_row", "cell_column", "text", "language",
+)  # fmt: skip
+
+
+@pytest.mark.django_db
+def test_table_cells_are_stored_with_their_line_and_cell(write_kb):
+    """A table cell's fact keeps its file, line and (row, column)."""
+    kb_reindex(kb_dir=write_kb({"avfall.md": TABLE}))
+    fact = KBFact.objects.get(value="2520")
+    assert (fact.document.path, fact.line) == ("kb/avfall.md", 6)
+    assert fact.cell_row is not None and fact.cell_column is not None
+    assert fact.text == "| 370 liter | 210 kr | 2 520 kr |"
+    assert fact.kind == "amount"
+
+
+@pytest.mark.django_db
+def test_changed_file_replaces_its_facts_and_unchanged_files_are_not_parsed(kb_dir, monkeypatch):
+    """Only a changed file is parsed for facts again; the others keep their rows."""
+    kb_reindex(kb_dir=kb_dir)
+    contact_facts = _ids(KBFact, "kb/support/contact.md")
+    parsed = []
+    real = services.extract_facts
+    monkeypatch.setattr(
+        services, "extract_facts", lambda text, **kw: parsed.append(kw["file"]) or real(text, **kw)
+    )
+    (kb_dir / "pricing.md").write_text(PRICING.replace("399", "449"), encoding="utf-8")
+    kb_reindex(kb_dir=kb_dir)
+    assert parsed == ["kb/pricing.md"]
+    values = set(
+        KBFact.objects.filter(document__path="kb/pricing.md").values_list("value", flat=True)
+    )
+    assert "449" in values and "399" not in values
+    assert _ids(KBFact, "kb/support/contact.md") == contact_facts
+
+
+@pytest.mark.django_db
+def test_removed_file_takes_its_facts_along(kb_dir):
+    """A deleted file's facts disappear with it."""
+    kb_reindex(kb_dir=kb_dir)
+    (kb_dir / "support" / "contact.md").unlink()
+    kb_reindex(kb_dir=kb_dir)
+    assert not KBFact.objects.filter(document__path="kb/support/contact.md").exists()
+    assert KBFact.objects.filter(document__path="kb/pricing.md").exists()
+
+
+@pytest.mark.django_db
+def test_a_new_fact_extractor_rereads_every_file(kb_dir, monkeypatch):
+    """After an upgrade of the code that reads facts, unchanged files are re-extracted too."""
+    kb_reindex(kb_dir=kb_dir)
+    assert kb_reindex(kb_dir=kb_dir).unchanged == 3
+    monkeypatch.setattr(services, "extractor_fingerprint", lambda: "another extractor")
+    summary = kb_reindex(kb_dir=kb_dir)
+    assert (summary.changed, summary.unchanged) == (3, 0)
+    assert kb_reindex(kb_dir=kb_dir).unchanged == 3
+
+
+def test_the_extractor_fingerprint_covers_the_fact_modules():
+    """The fingerprint is a SHA-256 of real module files (a missing one would be skipped)."""
+    assert len(services.extractor_fingerprint()) == 64
+    assert "grounding.facts" in services._EXTRACTOR_MODULES

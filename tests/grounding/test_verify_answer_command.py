@@ -12,7 +12,7 @@ from django.core.management import call_command
 
 from grounding import selectors
 from grounding.answer_check import answer_check
-from grounding.numbers import extract_numbers
+from grounding.claims import extract_claims
 from grounding.services import kb_reindex
 
 
@@ -37,7 +37,7 @@ def kb_fact_lines() -> list[str]:
         body = path.read_text().split("\n---\n", 1)[-1]
         for line in body.splitlines():
             text = re.sub(r"^\s*(?:[-*]\s+|#+\s+)|\*\*", "", line).strip()
-            if extract_numbers(text) and not text.startswith("|"):
+            if extract_claims(text) and not text.startswith("|"):
                 facts.append(text)
     return facts
 
@@ -129,7 +129,7 @@ def test_every_kb_fact_passes_and_every_digit_change_fails(index):
     for fact in facts:
         check = answer_check(index=index, question=fact, answer=fact)
         assert check.grounded, (fact, check.unsupported)
-        numbers = extract_numbers(fact)
+        numbers = extract_claims(fact)
         target = rng.choice(numbers)
         digits = [i for i in range(target.start, target.end) if fact[i].isdigit()]
         i = rng.choice(digits)

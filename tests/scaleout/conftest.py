@@ -208,6 +208,7 @@ def cluster(postgres_database_url, redis_url, tmp_path_factory) -> Iterator[Clus
         LLM_TOKEN_DELAY_MS="0",
         SMS_BACKEND="actions.sms.ConsoleBackend",
         DJANGO_DEBUG="0",
+        HANDOFF_OPENING_HOURS="always",
     )
     prepare_database(env)
     cluster = Cluster(env=env, database_url=postgres_database_url, kb_dir=kb_dir)

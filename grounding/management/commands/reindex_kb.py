@@ -45,6 +45,7 @@ class Command(BaseCommand):
             + f"\n  unchanged: {summary.unchanged}"
             + f"\n  removed:   {summary.removed}"
             + f"\n  chunks:    {summary.chunks}"
+            + f"\n  facts:     {summary.facts}"
             + f"\n  version:   {summary.version}"
             + f"\n  time:      {summary.seconds:.2f} s"
         )

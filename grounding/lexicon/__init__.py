@@ -1,0 +1,93 @@
+"""General-language word lists, one module per language (``sv``, ``en``).
+
+Only words of the language itself live here: units, currencies, periods,
+time-of-day markers, percent words, conjunctions that separate clauses. No
+word of any particular knowledge base belongs in this package. Month and
+weekday names come from babel's CLDR data, not from lists typed here.
+
+Each language module defines the same names; :data:`LEXICONS` holds them by
+language code, and the ``all_*`` helpers merge them, because an answer may
+quote a word of the other language ("SEK", "kr", "euro").
+"""
+
+from dataclasses import dataclass
+from functools import cache
+from types import ModuleType
+
+from babel.dates import get_day_names, get_month_names
+
+from grounding.lexicon import en, sv
+
+
+@dataclass(frozen=True)
+class Lexicon:
+    language: str
+    currencies: dict[str, str]  # word or symbol -> ISO code
+    units: dict[str, str]  # word -> canonical unit ("kg", "day", ...)
+    periods: dict[str, str]  # word after a per-marker -> canonical period ("year", ...)
+    period_adverbs: dict[str, str]  # "yearly", "årligen" -> "year"
+    per_markers: frozenset[str]  # "per", "a", "i": what introduces a period
+    percent_words: tuple[str, ...]  # "procent", "per cent"
+    clock_markers: frozenset[str]  # "kl", "klockan": a bare hour after one is a time
+    ordinal_words: dict[str, int]  # "andra" -> 2, "third" -> 3
+    answer_words: frozenset[str]  # "ja", "yes": carry no subject
+    time_suffixes: frozenset[str]  # "am", "pm": words that belong to a time
+    range_words: frozenset[str]  # "till", "to": between the two ends of a range
+    range_openers: frozenset[str]  # "mellan", "between": open a range joined by "och"/"and"
+    range_joiners: frozenset[str]  # "och", "and"
+    conjunctions: frozenset[str]  # where one clause of a line ends and the next begins
+    ordinal_suffixes: tuple[str, ...]  # "st", "e": "24th", "1:a"
+    months: dict[str, int]  # every month name and abbreviation -> 1..12 (babel)
+    weekdays: dict[str, int]  # every weekday name and plural -> 1..7 (babel + plural endings)
+    compounds: bool  # whether the language writes compounds as one word
+    linking: str  # letters that may join the parts of a compound ("s" in "medlemsavgift")
+
+
+def _lexicon(module: ModuleType) -> Lexicon:
+    language = module.LANGUAGE
+    months: dict[str, int] = {}
+    for width in ("wide", "abbreviated"):
+        for number, name in get_month_names(width, locale=language).items():
+            months[name.lower().rstrip(".")] = number
+    weekdays: dict[str, int] = {}
+    for width in ("wide", "abbreviated"):
+        for index, name in get_day_names(width, locale=language).items():
+            name = name.lower().rstrip(".")
+            for ending in ("", *module.WEEKDAY_PLURAL_ENDINGS):
+                weekdays[name + ending] = index + 1  # babel: 0 is Monday
+    return Lexicon(
+        language=language,
+        currencies=module.CURRENCIES,
+        units=module.UNITS,
+        periods=module.PERIODS,
+        period_adverbs=module.PERIOD_ADVERBS,
+        per_markers=frozenset(module.PER_MARKERS),
+        percent_words=tuple(module.PERCENT_WORDS),
+        clock_markers=frozenset(module.CLOCK_MARKERS),
+        ordinal_words=module.ORDINAL_WORDS,
+        answer_words=frozenset(module.ANSWER_WORDS),
+        time_suffixes=frozenset(module.TIME_SUFFIXES),
+        range_words=frozenset(module.RANGE_WORDS),
+        range_openers=frozenset(module.RANGE_OPENERS),
+        range_joiners=frozenset(module.RANGE_JOINERS),
+        conjunctions=frozenset(module.CONJUNCTIONS),
+        ordinal_suffixes=tuple(module.ORDINAL_SUFFIXES),
+        months=months,
+        weekdays=weekdays,
+        compounds=module.COMPOUNDS,
+        linking=module.COMPOUND_LINKING,
+    )
+
+
+LEXICONS: dict[str, Lexicon] = {module.LANGUAGE: _lexicon(module) for module in (sv, en)}
+
+
+@cache
+def merged(field: str) -> dict | frozenset | tuple:
+    """One field of every language's lexicon, merged (dicts, sets and tuples)."""
+    values = [getattr(lexicon, field) for lexicon in LEXICONS.values()]
+    if isinstance(values[0], dict):
+        return {key: value for mapping in values for key, value in mapping.items()}
+    if isinstance(values[0], frozenset):
+        return frozenset().union(*values)
+    return tuple(dict.fromkeys(item for group in values for item in group))

@@ -1,0 +1,53 @@
+"""English: general words for amounts, units, periods and clauses."""
+
+LANGUAGE = "en"
+
+CURRENCIES = {"sek": "SEK", "kr": "SEK", "kronor": "SEK", "crowns": "SEK", "eur": "EUR",
+              "euro": "EUR", "euros": "EUR", "€": "EUR", "usd": "USD", "dollar": "USD",
+              "dollars": "USD", "$": "USD", "gbp": "GBP", "£": "GBP"}  # fmt: skip
+
+UNITS = {
+    "second": "second", "seconds": "second", "sec": "second", "minute": "minute",
+    "minutes": "minute", "min": "minute", "mins": "minute", "hour": "hour", "hours": "hour",
+    "hr": "hour", "hrs": "hour", "h": "hour", "day": "day", "days": "day",
+    "working day": "workday", "working days": "workday", "business day": "workday",
+    "business days": "workday", "workday": "workday", "workdays": "workday",
+    "weekday": "workday", "weekdays": "workday",
+    "week": "week", "weeks": "week", "month": "month", "months": "month", "year": "year",
+    "years": "year", "kg": "kg", "kilo": "kg", "kilos": "kg", "kilogram": "kg",
+    "kilograms": "kg", "g": "g", "gram": "g", "grams": "g", "km": "km", "kilometre": "km",
+    "kilometres": "km", "kilometer": "km", "kilometers": "km", "mile": "mile", "miles": "mile",
+    "m": "m", "metre": "m", "metres": "m", "meter": "m", "meters": "m", "cm": "cm",
+    "mm": "mm", "inch": "inch", "inches": "inch", "in": "inch", "l": "l", "litre": "l",
+    "litres": "l", "liter": "l", "liters": "l", "ml": "ml", "kwh": "kWh", "wh": "Wh",
+    "kw": "kW", "w": "W", "watt": "W", "watts": "W", "v": "V", "volt": "V", "a": "A",
+    "amp": "A", "amps": "A", "mah": "mAh", "gb": "GB", "tb": "TB", "mb": "MB",
+    "mbit/s": "Mbit/s", "mbps": "Mbit/s", "gbps": "Gbit/s", "sq m": "m2", "m2": "m2",
+    "m²": "m2", "degrees": "degree", "°c": "degC", "percentage point": "pp",
+    "percentage points": "pp", "points": "pp",
+}  # fmt: skip
+
+PERIODS = {
+    "second": "second", "minute": "minute", "hour": "hour", "day": "day", "week": "week",
+    "month": "month", "year": "year", "quarter": "quarter", "term": "term",
+    "annum": "year", "occasion": "occasion", "time": "occasion", "visit": "occasion",
+}  # fmt: skip
+
+PERIOD_ADVERBS = {"yearly": "year", "annually": "year", "monthly": "month", "weekly": "week",
+                  "daily": "day", "hourly": "hour", "quarterly": "quarter"}  # fmt: skip
+
+PER_MARKERS = ("per", "a", "an", "each", "every", "/")
+PERCENT_WORDS = ("per cent", "percent", "pct", "%")
+CLOCK_MARKERS = ("at", "o'clock")
+RANGE_WORDS = ("to", "until", "till", "through", "–", "-")
+CONJUNCTIONS = ("and", "or", "but", "while", "whereas")
+ORDINAL_SUFFIXES = ("st", "nd", "rd", "th")
+WEEKDAY_PLURAL_ENDINGS = ("s",)
+COMPOUND_LINKING = ""
+COMPOUNDS = False
+TIME_SUFFIXES = ("am", "pm", "a.m", "p.m", "o'clock")
+ORDINAL_WORDS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6,
+                 "seventh": 7, "eighth": 8, "ninth": 9, "tenth": 10}  # fmt: skip
+ANSWER_WORDS = ("yes", "no", "ok", "okay", "sure")  # "Ja, ...": say nothing of a subject
+RANGE_OPENERS = ("between",)
+RANGE_JOINERS = ("and",)

@@ -1,0 +1,53 @@
+"""Swedish: general words for amounts, units, periods and clauses."""
+
+LANGUAGE = "sv"
+
+CURRENCIES = {"kr": "SEK", "kronor": "SEK", "krona": "SEK", "sek": "SEK", ":-": "SEK",
+              "euro": "EUR", "eur": "EUR", "€": "EUR",
+              "dollar": "USD", "usd": "USD", "$": "USD"}  # fmt: skip
+
+# Lemmas (simplemma's) and common inflections that simplemma leaves alone.
+UNITS = {
+    "sekund": "second", "sekunder": "second", "minut": "minute", "minuter": "minute",
+    "min": "minute", "timme": "hour", "timmar": "hour", "tim": "hour", "h": "hour",
+    "dygn": "day", "dag": "day", "dagar": "day", "dagars": "day",
+    "arbetsdag": "workday", "arbetsdagar": "workday", "vardag": "workday", "vardagar": "workday",
+    "vecka": "week", "veckor": "week", "veckors": "week", "månad": "month", "månader": "month",
+    "månaders": "month", "år": "year", "års": "year", "åra": "year",
+    "kg": "kg", "kilo": "kg", "kilogram": "kg", "g": "g", "gram": "g", "ton": "t",
+    "km": "km", "kilometer": "km", "mil": "mil", "m": "m", "meter": "m", "cm": "cm",
+    "mm": "mm", "centimeter": "cm", "millimeter": "mm", "tum": "inch",
+    "l": "l", "liter": "l", "dl": "dl", "cl": "cl", "ml": "ml",
+    "kwh": "kWh", "wh": "Wh", "kw": "kW", "w": "W", "watt": "W", "v": "V", "volt": "V",
+    "a": "A", "ampere": "A", "mah": "mAh",
+    "gb": "GB", "tb": "TB", "mb": "MB", "kb": "kB", "mbit/s": "Mbit/s", "gbit/s": "Gbit/s",
+    "procentenhet": "pp", "procentenheter": "pp",
+    "kvm": "m2", "m2": "m2", "m²": "m2", "kvadratmeter": "m2", "grader": "degree", "°c": "degC",
+}  # fmt: skip
+
+PERIODS = {
+    "sekund": "second", "minut": "minute", "timme": "hour", "timmen": "hour", "tim": "hour",
+    "dygn": "day", "dygnet": "day", "dag": "day", "dagen": "day", "vecka": "week",
+    "veckan": "week", "månad": "month", "månaden": "month", "mån": "month", "år": "year",
+    "året": "year", "kvartal": "quarter", "kvartalet": "quarter", "termin": "term",
+    "terminen": "term", "tillfälle": "occasion", "gång": "occasion", "gången": "occasion",
+}  # fmt: skip
+
+PERIOD_ADVERBS = {"årligen": "year", "månatligen": "month", "dagligen": "day",
+                  "veckovis": "week", "månadsvis": "month", "timvis": "hour"}  # fmt: skip
+
+PER_MARKERS = ("per", "i", "om", "à", "/", "varje")
+PERCENT_WORDS = ("procent", "%")
+CLOCK_MARKERS = ("kl", "klockan", "kl.")
+RANGE_WORDS = ("till", "–", "-")
+CONJUNCTIONS = ("och", "eller", "samt", "men", "medan")
+ORDINAL_SUFFIXES = (":e", ":a", "e", "a")
+WEEKDAY_PLURAL_ENDINGS = ("ar", "arna", "en", "s")
+COMPOUND_LINKING = "seaou"
+COMPOUNDS = True
+TIME_SUFFIXES = ()
+ORDINAL_WORDS = {"första": 1, "andra": 2, "tredje": 3, "fjärde": 4, "femte": 5, "sjätte": 6,
+                 "sjunde": 7, "åttonde": 8, "nionde": 9, "tionde": 10}  # fmt: skip
+ANSWER_WORDS = ("ja", "nej", "jo", "okej", "ok")  # "Ja, ...": say nothing of a subject
+RANGE_OPENERS = ("mellan",)
+RANGE_JOINERS = ("och",)

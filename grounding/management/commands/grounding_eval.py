@@ -1,0 +1,131 @@
+"""``manage.py grounding_eval CASES.jsonl``: score the chat's checker on a case file.
+
+Each case goes through ``answer_check``, the retrieval and verification that
+``verify_answer`` and the chat run, on the current index. ``--kb-dir DIR``
+first makes the current database's index hold exactly the ``*.md`` files
+under DIR (subfolders included), as ``reindex_kb --kb-dir DIR`` does, so
+point ``DATABASE_URL`` at a scratch database to keep the KB you serve.
+"""
+
+import argparse
+import json
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+
+from grounding.answer_check import answer_check
+from grounding.evaluation import CaseFormatError, CaseResult, Expect, Outcome, evaluate, parse_cases
+from grounding.selectors import current_index
+from grounding.services import KBDirectoryNotFound, kb_reindex
+
+# What a miss shows of the check's answer: the lines it considered and why it decided.
+_DETAILS = ("citations", "unsupported", "retrieved")
+
+
+def _rate(text: str) -> float:
+    rate = float(text)
+    if not 0 <= rate <= 1:
+        raise argparse.ArgumentTypeError("a rate between 0 and 1, e.g. 0.95")
+    return rate
+
+
+def chat_check(question: str, answer: str) -> Outcome:
+    """The chat's verdict on ``answer`` to ``question``, with what it considered."""
+    check = answer_check(index=current_index(), question=question, answer=answer)
+    shown = check.as_dict()
+    return Outcome(check.grounded, check.reason, {key: shown[key] for key in _DETAILS})
+
+
+class Command(BaseCommand):
+    help = (
+        "Run every case of a JSONL case file (question, answer, expect, kind) through the "
+        "chat's grounding check; print pass counts per kind and every miss. Exits 1 when a "
+        "withheld case passes or the grounded rate is below --min-grounded."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("cases", type=Path, help="JSONL file, one case per line")
+        parser.add_argument(
+            "--kb-dir",
+            type=Path,
+            default=None,
+            help=(
+                "Index only this directory's *.md files first (replaces the current "
+                "database's index, like reindex_kb --kb-dir)."
+            ),
+        )
+        parser.add_argument("--json", action="store_true", help="print one JSON object")
+        parser.add_argument(
+            "--min-grounded",
+            type=_rate,
+            default=0.0,
+            metavar="RATE",
+            help="fail when fewer than this share of grounded cases pass (0-1, default 0)",
+        )
+
+    def handle(self, *args, cases: Path, kb_dir: Path | None, min_grounded: float, **options):
+        try:
+            parsed = parse_cases(cases.read_text(encoding="utf-8").splitlines())
+        except OSError as error:
+            raise CommandError(f"cannot read {cases}: {error}") from error
+        except CaseFormatError as error:
+            raise CommandError(f"{cases}: {error}") from error
+        if kb_dir is not None:
+            try:
+                kb_reindex(kb_dir=kb_dir)
+            except KBDirectoryNotFound as error:
+                raise CommandError(str(error)) from error
+
+        report = evaluate(parsed, chat_check)
+        if options["json"]:
+            self.stdout.write(json.dumps(report.as_dict(), ensure_ascii=False, indent=1))
+        else:
+            self._print(report, cases)
+
+        failures = []
+        if report.withheld.passed < report.withheld.total:
+            failures.append(
+                f"{report.withheld.total - report.withheld.passed} withheld cases passed"
+            )
+        if report.grounded.rate < min_grounded:
+            failures.append(f"grounded rate {report.grounded.rate:.1%} is below {min_grounded:.1%}")
+        if failures:
+            raise CommandError("; ".join(failures), returncode=1)
+
+    def _print(self, report, cases: Path) -> None:
+        write = self.stdout.write
+        write(f"Cases: {cases} ({len(report.results)})")
+        write(f"grounded cases passed:   {report.grounded} ({report.grounded.rate:.1%})")
+        write(f"withheld cases withheld: {report.withheld} ({report.withheld.rate:.1%})")
+        for expect in Expect:
+            for kind in report.kinds(expect):
+                write(f"  {expect:<9} {kind:<22} {report.tally(expect, kind)}")
+        misses = report.misses
+        write(f"Misses: {len(misses)}")
+        for result in misses:
+            self._print_miss(result)
+
+    def _print_miss(self, result: CaseResult) -> None:
+        write = self.stdout.write
+        case, outcome = result.case, result.outcome
+        got = "GROUNDED" if outcome.grounded else f"WITHHELD ({outcome.reason})"
+        write(f"- line {case.line} [{case.kind}] expected {case.expect}, got {got}")
+        write(f"    Q: {case.question}")
+        write(f"    A: {case.answer}")
+        details = outcome.details
+        for item in details.get("unsupported", []):
+            where = "; ".join(
+                f"{loc['file']}:{loc['line']} {loc.get('text', '').strip()}"
+                for loc in item.get("kb_locations", [])
+            )
+            write(
+                f"    unsupported {item['text']!r} ({item['reason']}); "
+                f"in the KB: {where or 'nowhere'}"
+            )
+        for citation in details.get("citations", []):
+            snippet = citation["snippet"].replace("\n", " | ")
+            write(f"    cites {citation['file']}:{citation['line']}: {snippet}")
+        retrieved = ", ".join(
+            f"{r['file']}:{r['line']} ({r['score']})" for r in details.get("retrieved", [])
+        )
+        write(f"    retrieved: {retrieved or 'nothing'}")

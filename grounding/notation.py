@@ -1,0 +1,474 @@
+"""Numbers as written in text, read into canonical values.
+
+Pure: no ORM, no I/O. ``read_numbers(text, language)`` returns one ``Reading``
+per number, in order, and every digit of the text belongs to exactly one
+reading (what no form below explains becomes a ``code`` read literally).
+
+| written | kind | value | how |
+|---|---|---|---|
+| ``0571-48 20 00``, ``+46 18 420 55 00`` | phone | ``+46571482000`` | phonenumbers (region SE) |
+| ``2026-06-19``, ``2026/06/19``, ``19 juni 2026``, ``June 19, 2026``, ``December 24th, 2026``, ``24/12 2026`` | date | ``2026-06-19`` | month names from babel (sv, en) |
+| ``08.00–16.30``, ``8:00 am to 4:30 pm``, ``kl. 8–15``, ``9 am – 5 pm``, ``mellan kl. 2 och 5`` | time_range | ``08:00-16:30`` | 12-hour clock read; a bare hour only after a clock word or with am/pm |
+| ``14:00``, ``2 pm``, ``klockan 06.00``, ``till 21.00`` | time | ``14:00`` | ``hh.mm`` is a time unless a currency, unit or percent sign makes it a decimal |
+| ``3 290 kr``, ``SEK 3,950``, ``EUR 52.90``, ``27500 SEK`` | amount | ``3290``, ``3950``, ``52.9`` | digit grouping and decimal mark by the text's locale (babel): ``1,500`` is 1500 in English, 1.5 in Swedish |
+| ``4,5 procent``, ``15 per cent``, ``60%`` | percentage | ``4.5`` | percent words from the lexicon |
+| ``14 dagars``, ``3-year``, ``2 timmar`` | duration | ``14`` | unit from the lexicon (lemma, or a compound's head: "3-årsgaranti") |
+| ``15,2 kg``, ``10-literskanna``, ``80 km`` | quantity | ``15.2`` | unit from the lexicon |
+| ``1–3 år``, ``6 to 9`` | the kind of its unit | ``1-3`` | a range of two plain numbers |
+| ``671 80`` before a capitalised word | code | ``67180`` | a Swedish-style postcode |
+| anything else with digits (``24``, ``B2``, ``007``) | count / code | ``24``, ``b2``, ``007`` | a leading zero makes a code, read literally |
+
+A reading also carries its ``period`` ("per år", "i månaden", "an hour",
+"/mån", "årligen"), found after the number within its clause.
+"""
+
+import re
+from decimal import Decimal, InvalidOperation
+from enum import StrEnum
+from functools import lru_cache
+from typing import NamedTuple
+
+from babel.numbers import get_decimal_symbol, get_group_symbol
+
+from grounding.lexicon import LEXICONS, merged
+from grounding.phones import find_phones
+from grounding.terms import first_part
+
+
+class Kind(StrEnum):
+    AMOUNT = "amount"
+    PERCENTAGE = "percentage"
+    PHONE = "phone"
+    DATE = "date"
+    TIME = "time"
+    TIME_RANGE = "time_range"
+    DURATION = "duration"
+    QUANTITY = "quantity"
+    COUNT = "count"
+    CODE = "code"
+    ORDINAL = "ordinal"
+
+
+TIME_UNITS = frozenset({"second", "minute", "hour", "day", "workday", "week", "month", "year"})
+
+
+class Reading(NamedTuple):
+    text: str
+    start: int
+    end: int
+    kind: Kind
+    value: str
+    unit: str | None = None  # "SEK", "kg", "day", ...
+    period: str | None = None  # "year", "month", "hour", ...
+
+
+_SP = "[ \u00a0\u202f\u2009]"
+_DASH = "[-\u2010\u2011\u2012\u2013\u2014]"
+_CURRENCIES = merged("currencies")
+_UNITS = merged("units")
+_PERIODS = merged("periods")
+_PERIOD_ADVERBS = merged("period_adverbs")
+_PER_MARKERS = merged("per_markers")
+_CLOCK_MARKERS = frozenset(w.rstrip(".") for w in merged("clock_markers"))
+_RANGE_WORDS = "|".join(re.escape(w) for w in ("to", "till", "until", "through"))
+_MONTHS = merged("months")
+_MONTH_ALT = "|".join(sorted((re.escape(m) for m in _MONTHS), key=len, reverse=True))
+_ORDINAL_SUFFIX = "(?:st|nd|rd|th|:e|:a)?"
+
+_ISO_DATE = re.compile(r"(?<!\d)(\d{4})-(\d{2})-(\d{2})(?!\d)")
+_ISO_SLASH_DATE = re.compile(r"(?<![\d/])(\d{4})/(\d{1,2})/(\d{1,2})(?![\d/])")
+_SLASH_DATE = re.compile(r"(?<![\d/])(\d{1,2})/(\d{1,2})(?:/|" + _SP + r")(\d{4})(?!\d)")
+_DAY_MONTH = re.compile(
+    rf"(?<![\d.])(\d{{1,2}}){_ORDINAL_SUFFIX}\.?{_SP}+(?:of{_SP}+)?({_MONTH_ALT})\.?(?:,?{_SP}+(\d{{4}}))?(?![\w])",
+    re.IGNORECASE,
+)
+_MONTH_DAY = re.compile(
+    rf"\b({_MONTH_ALT})\.?{_SP}+(\d{{1,2}}){_ORDINAL_SUFFIX}(?:,?{_SP}+(\d{{4}}))?(?![\w])",
+    re.IGNORECASE,
+)
+_AMPM = r"(?:{sp}?(?P<{name}>[ap]\.?m\.?)(?![\w]))"
+_CLOCK = r"(?P<{h}>\d{{1,2}})(?:(?P<{sep}>[:.])(?P<{m}>\d{{2}}))?"
+
+
+def _time_pattern(suffix: str) -> str:
+    clock = _CLOCK.format(h="h" + suffix, m="m" + suffix, sep="sep" + suffix)
+    return clock + _AMPM.format(sp=_SP, name="ampm" + suffix) + "?"
+
+
+_TIME_RANGE = re.compile(
+    r"(?<![\d.,:])"
+    + _time_pattern("1")
+    + rf"{_SP}*(?:{_DASH}|(?:{_RANGE_WORDS})(?=\s)){_SP}*"
+    + _time_pattern("2")
+    + r"(?![\d.,:]\d)(?!\d)",
+    re.IGNORECASE,
+)
+_BETWEEN = "|".join(re.escape(w) for w in merged("range_openers"))
+_AND = "|".join(re.escape(w) for w in merged("range_joiners"))
+_CLOCK_WORDS = "|".join(re.escape(w.rstrip(".")) for w in merged("clock_markers"))
+# "mellan kl. 2 och 5", "between 9 and 11 am": a range opened by a word, not a dash.
+_BETWEEN_RANGE = re.compile(
+    rf"\b(?:{_BETWEEN}){_SP}+(?P<clock>(?:{_CLOCK_WORDS})\.?{_SP}*)?"
+    + _time_pattern("1")
+    + rf"{_SP}+(?:{_AND}){_SP}+(?:(?:{_CLOCK_WORDS})\.?{_SP}*)?"
+    + _time_pattern("2")
+    + r"(?![\d.,:]\d)(?!\d)",
+    re.IGNORECASE,
+)
+_TIME = re.compile(r"(?<![\d.,:])" + _time_pattern("1") + r"(?![\d.,:]\d)(?!\d)", re.IGNORECASE)
+_POSTCODE = re.compile(rf"(?<![\d,.])(\d{{3}}){_SP}(\d{{2}})(?={_SP}+[A-ZÅÄÖ])")
+_NUMBER = (
+    rf"\d{{1,3}}(?:{_SP}\d{{3}})+(?![\d])(?:,\d+)?|\d{{1,3}}(?:,\d{{3}})+(?:\.\d+)?|\d+(?:[.,]\d+)?"
+)
+_PLAIN = re.compile(
+    rf"(?<![\d.,])(?P<a>{_NUMBER})(?:{_SP}?(?:{_DASH}|{_SP}(?:{_RANGE_WORDS}){_SP}){_SP}?(?P<b>{_NUMBER}))?(?![\d])"
+)
+_ANY_DIGIT = re.compile(r"\d")
+_LEADING_ZERO = re.compile(r"0\d")
+_DIGITS = re.compile(r"[\w-]*\d[\w-]*")
+_WORD_AFTER = re.compile(
+    r"(?:[ \u00a0\u202f\u2009]?([%€$£°]c?|[^\W\d_][\w/²]*(?:[ ][^\W\d_]+)?)|-([^\W\d_]+))"
+)
+_WORD_BEFORE = re.compile(r"([^\W\d_]+|[€$£])[ \u00a0\u202f\u2009]?$")
+_CLOCK_BEFORE = re.compile(r"([^\W\d_]+)\.?[ \u00a0]+$")
+
+
+def read_numbers(text: str, language: str) -> list[Reading]:
+    """Every number of ``text`` (see the module table), in order."""
+    return list(_read(text, language))
+
+
+@lru_cache(maxsize=8192)
+def _read(text: str, language: str) -> tuple[Reading, ...]:
+    if not _ANY_DIGIT.search(text):
+        return ()
+    taken: list[Reading] = []
+    masked = text
+    for finder in (_dates, _time_ranges, _phones, _times, _postcodes, _plain, _leftovers):
+        found = finder(text, masked, language)
+        for reading in found:
+            masked = (
+                masked[: reading.start]
+                + "\x00" * (reading.end - reading.start)
+                + masked[reading.end :]
+            )
+        taken.extend(found)
+    taken.sort(key=lambda r: r.start)
+    return tuple(_with_period(text, r, language, taken) for r in taken)
+
+
+def _free(masked: str, start: int, end: int) -> bool:
+    return "\x00" not in masked[start:end]
+
+
+# Only text with a run like a phone number's (a "+" or "0", then seven digits or more with
+# separators) goes to phonenumbers' matcher, which costs far more than this scan.
+_PHONE_HINT = re.compile(r"(?<!\d)\(?[+0]\d[\d \u00a0()\-]{5,}\d")
+
+
+def _phones(text: str, masked: str, language: str) -> list[Reading]:
+    if not _PHONE_HINT.search(masked):
+        return []
+    return [
+        Reading(p.text, p.start, p.end, Kind.PHONE, p.e164)
+        for p in find_phones(text)
+        if _free(masked, p.start, p.end)
+    ]
+
+
+def _dates(text: str, masked: str, language: str) -> list[Reading]:
+    found = []
+    for m in _ISO_DATE.finditer(masked):
+        found.append(_date(m, int(m[1]), int(m[2]), int(m[3])))
+    for m in _ISO_SLASH_DATE.finditer(masked):
+        found.append(_date(m, int(m[1]), int(m[2]), int(m[3])))
+    for m in _SLASH_DATE.finditer(masked):
+        first, second = int(m[1]), int(m[2])
+        day, month = (first, second) if second <= 12 else (second, first)
+        found.append(_date(m, int(m[3]), month, day))
+    for m in _DAY_MONTH.finditer(masked):
+        found.append(_date(m, int(m[3]) if m[3] else None, _MONTHS[m[2].lower()], int(m[1])))
+    for m in _MONTH_DAY.finditer(masked):
+        found.append(_date(m, int(m[3]) if m[3] else None, _MONTHS[m[1].lower()], int(m[2])))
+    return _non_overlapping([r for r in found if r is not None])
+
+
+def _date(match: re.Match, year: int | None, month: int, day: int) -> Reading | None:
+    if not (1 <= month <= 12 and 1 <= day <= 31):
+        return None
+    value = f"{year:04d}-{month:02d}-{day:02d}" if year else f"--{month:02d}-{day:02d}"
+    return Reading(match.group(), match.start(), match.end(), Kind.DATE, value)
+
+
+def _non_overlapping(readings: list[Reading]) -> list[Reading]:
+    kept: list[Reading] = []
+    for r in sorted(readings, key=lambda r: (r.start, -(r.end - r.start))):
+        if not kept or r.start >= kept[-1].end:
+            kept.append(r)
+    return kept
+
+
+def _hour(h: str, m: str | None, ampm: str | None) -> str | None:
+    hour, minute = int(h), int(m) if m else 0
+    if ampm:
+        if not 1 <= hour <= 12:
+            return None
+        hour = hour % 12 + (12 if ampm.lower().startswith("p") else 0)
+    if hour > 24 or minute > 59:
+        return None
+    return f"{hour:02d}:{minute:02d}"
+
+
+def _after_clock_word(masked: str, start: int) -> bool:
+    before = _CLOCK_BEFORE.search(masked[max(0, start - 12) : start])
+    return before is not None and before.group(1).lower() in _CLOCK_MARKERS
+
+
+def _decimal_context(masked: str, start: int, end: int) -> bool:
+    """A currency, unit or percent sign next to it makes ``12.50`` a decimal, not a time."""
+    if _unit_after(masked, end)[0] is not None:
+        return True
+    before = _WORD_BEFORE.search(masked[max(0, start - 8) : start])
+    return before is not None and before.group(1).lower() in _CURRENCIES
+
+
+def _time_ranges(text: str, masked: str, language: str) -> list[Reading]:
+    found = []
+    for m in _BETWEEN_RANGE.finditer(masked):
+        clocked = m["clock"] or m["sep1"] == ":" or m["sep2"] == ":" or m["ampm1"] or m["ampm2"]
+        if not clocked:
+            continue
+        first = _hour(m["h1"], m["m1"], m["ampm1"] or _shared_ampm(m["h1"], m["h2"], m["ampm2"]))
+        last = _hour(m["h2"], m["m2"], m["ampm2"])
+        if first is not None and last is not None:
+            start = m.start("h1") - (len(m["clock"]) if m["clock"] else 0)
+            found.append(
+                Reading(text[start : m.end()], start, m.end(), Kind.TIME_RANGE, f"{first}-{last}")
+            )
+    for m in _TIME_RANGE.finditer(masked):
+        if any(r.start <= m.start() < r.end for r in found):
+            continue
+        ampm1, ampm2 = m["ampm1"], m["ampm2"]
+        clocked = (m["sep1"] == ":" or m["sep2"] == ":") or (m["sep1"] and m["sep2"])
+        if not (clocked or ampm1 or ampm2 or _after_clock_word(masked, m.start())):
+            continue
+        if (m["sep1"] == "." or m["sep2"] == ".") and _decimal_context(masked, m.start(), m.end()):
+            continue
+        first = _hour(m["h1"], m["m1"], ampm1 or _shared_ampm(m["h1"], m["h2"], ampm2))
+        last = _hour(m["h2"], m["m2"], ampm2)
+        if first is None or last is None:
+            continue
+        found.append(Reading(m.group(), m.start(), m.end(), Kind.TIME_RANGE, f"{first}-{last}"))
+    return found
+
+
+def _shared_ampm(h1: str, h2: str, ampm2: str | None) -> str | None:
+    """In "9–11 am" the first end shares the second's am/pm when it is not later."""
+    if ampm2 and int(h1) <= int(h2):
+        return ampm2
+    return None
+
+
+def _times(text: str, masked: str, language: str) -> list[Reading]:
+    found = []
+    for m in _TIME.finditer(masked):
+        if m["ampm1"] or m["sep1"] == ":":
+            pass
+        elif m["sep1"] == ".":
+            if _decimal_context(masked, m.start(), m.end()) or int(m["h1"]) > 23:
+                continue
+        elif not _after_clock_word(masked, m.start()):
+            continue
+        value = _hour(m["h1"], m["m1"], m["ampm1"])
+        if value is not None:
+            found.append(Reading(m.group(), m.start(), m.end(), Kind.TIME, value))
+    return found
+
+
+def _postcodes(text: str, masked: str, language: str) -> list[Reading]:
+    return [
+        Reading(m.group(), m.start(), m.end(), Kind.CODE, m[1] + m[2])
+        for m in _POSTCODE.finditer(masked)
+    ]
+
+
+@lru_cache(maxsize=4)
+def _symbols(language: str) -> tuple[str, str]:
+    """(decimal mark, group mark) of the language's locale, from babel's CLDR data."""
+    return get_decimal_symbol(language), get_group_symbol(language)
+
+
+def parse_number(written: str, language: str) -> Decimal | None:
+    """``written`` as the locale reads it: "1,500" is 1500 in English, 1.5 in Swedish."""
+    decimal_mark, group_mark = _symbols(language)
+    body = re.sub(_SP, "", written)
+    if decimal_mark == ",":
+        # Swedish: "," is the decimal mark; a "." is one too ("3.50 kr" in a Swedish answer).
+        body = body.replace(",", ".") if "," in body else body
+    else:
+        body = body.replace(group_mark, "")
+    try:
+        return Decimal(body)
+    except InvalidOperation:
+        return None
+
+
+def canonical(number: Decimal) -> str:
+    text = format(number.normalize(), "f")
+    return text
+
+
+def _plain(text: str, masked: str, language: str) -> list[Reading]:
+    found = []
+    for m in _PLAIN.finditer(masked):
+        if found and m.start() < found[-1].end:
+            continue  # inside the unit of the number before ("0 m2")
+        if _LEADING_ZERO.match(m["a"]):
+            continue  # "00", "0123": an identifier, read literally as a code
+        a = parse_number(m["a"], language)
+        if a is None:
+            continue
+        value = canonical(a)
+        if m["b"]:
+            b = parse_number(m["b"], language)
+            if b is None:
+                continue
+            value = f"{value}-{canonical(b)}"
+        start, end = m.start(), m.end()
+        currency = None
+        before = _WORD_BEFORE.search(masked[max(0, start - 8) : start])
+        if before and before.group(1).lower() in _CURRENCIES:
+            currency = _CURRENCIES[before.group(1).lower()]
+            start -= len(before.group(0))
+        unit, end = _unit_after(masked, end)
+        if unit == "%":
+            kind = Kind.PERCENTAGE
+            unit = None
+        elif unit in _CURRENCY_CODES:
+            kind, currency, unit = Kind.AMOUNT, unit, None
+        elif currency:
+            kind = Kind.AMOUNT
+        elif unit in TIME_UNITS:
+            kind = Kind.DURATION
+        elif unit:
+            kind = Kind.QUANTITY
+        else:
+            kind = Kind.COUNT
+        found.append(Reading(text[start:end], start, end, kind, value, currency or unit))
+    return found
+
+
+_CURRENCY_CODES = frozenset(_CURRENCIES.values())
+_PERCENT_WORDS = merged("percent_words")
+
+
+def _unit_word(word: str) -> str | None:
+    """The canonical unit, currency or "%" a word after a number names, if any."""
+    lowered = word.lower().rstrip(".,")
+    if lowered in ("%",) or lowered in _PERCENT_WORDS:
+        return "%"
+    if lowered in _CURRENCIES:
+        return _CURRENCIES[lowered]
+    if lowered in _UNITS:
+        return _UNITS[lowered]
+    return None
+
+
+def _unit_after(masked: str, end: int) -> tuple[str | None, int]:
+    """The unit right after a number and where it ends ("SEK", "kg", "day", "%")."""
+    m = _WORD_AFTER.match(masked, end)
+    if not m:
+        return None, end
+    if m.group(2):  # "3-year", "10-literskanna"
+        word = m.group(2)
+        unit = _unit_word(word)
+        if unit is None:
+            for language in LEXICONS:
+                head = first_part(word, language)
+                if head and (unit := _unit_word(head) or _unit_word(head.rstrip("s"))):
+                    break
+        return (unit, m.end()) if unit else (None, end)
+    words = m.group(1)
+    first = words.split(" ")[0]
+    if "/" in first.strip("/"):  # "kr/månad": the unit, then its period (read by find_period)
+        unit = _unit_word(first.split("/")[0])
+        if unit is not None:
+            return unit, m.start(1) + first.index("/")
+    for candidate, stop in ((words, m.end()), (first, m.start(1) + len(first))):
+        unit = _unit_word(candidate)
+        if unit is not None:
+            return unit, stop
+    return None, end
+
+
+_CLAUSE_END = re.compile(r"[,;:()\n|]|\.(?:\s|$)|\x00")
+_PERIOD_WORD = re.compile(r"/?[^\W\d_]+")
+
+
+def _with_period(text: str, reading: Reading, language: str, readings: list[Reading]) -> Reading:
+    if reading.kind not in (Kind.AMOUNT, Kind.COUNT, Kind.QUANTITY, Kind.DURATION, Kind.PERCENTAGE):
+        return reading
+    limit = len(text)
+    for other in readings:
+        if other.start >= reading.end:
+            limit = other.start
+            break
+    window = text[reading.end : limit]
+    stop = _CLAUSE_END.search(window)
+    window = window[: stop.start()] if stop else window
+    period = find_period(window)
+    return reading._replace(period=period) if period else reading
+
+
+def find_period(window: str) -> str | None:
+    """The period a text right after a number states: "per år", "i månaden", "/mån", "an hour"."""
+    words = [w.lower() for w in _PERIOD_WORD.findall(window)]
+    marker_seen = False
+    for index, word in enumerate(words[:8]):
+        if word in _PERIOD_ADVERBS:
+            return _PERIOD_ADVERBS[word]
+        if word.startswith("/") and word[1:] in _PERIODS:
+            return _PERIODS[word[1:]]
+        if word in _PER_MARKERS:
+            marker_seen = True
+            continue
+        if marker_seen and (word in _PERIODS or _UNITS.get(word) in TIME_UNITS):
+            return _PERIODS.get(word) or _UNITS[word]
+        if marker_seen and index >= 4:
+            break
+    return None
+
+
+def period_of_compound(word: str) -> str | None:
+    """The period a compound's head names: "årsavgift" -> year, "timpris" -> hour."""
+    for language in LEXICONS:
+        head = first_part(word.lower(), language)
+        if head is None:
+            continue
+        for candidate in (head, head.rstrip("s")):
+            period = _PERIODS.get(candidate) or (
+                _UNITS.get(candidate) if _UNITS.get(candidate) in TIME_UNITS else None
+            )
+            if period:
+                return period
+    return None
+
+
+def _leftovers(text: str, masked: str, language: str) -> list[Reading]:
+    found = []
+    for m in _DIGITS.finditer(masked):
+        if "\x00" in m.group():
+            for part in re.finditer(r"[^\x00]*\d[^\x00]*", m.group()):
+                digits = re.sub(r"\D", "", part.group())
+                found.append(
+                    Reading(
+                        part.group(),
+                        m.start() + part.start(),
+                        m.start() + part.end(),
+                        Kind.CODE,
+                        digits,
+                    )
+                )
+            continue
+        found.append(Reading(m.group(), m.start(), m.end(), Kind.CODE, m.group().lower()))
+    return found

@@ -1,0 +1,149 @@
+"""The one rule: when a fact of the KB supports a claim of an answer.
+
+Pure: no ORM, no I/O. A claim (a number of the answer, :mod:`grounding.claims`)
+is supported by a fact (a number of the KB, :mod:`grounding.facts`) when every
+row holds:
+
+| # | check | holds when | else (reason) |
+|---|---|---|---|
+| 1 | value | the claim's canonical value is the fact's, or one end of the fact's range (a time in "08:00–16:30", a number in "1–3 år") | ``not in the knowledge base`` |
+| 2 | kind | the kinds are equal, or the claim is a plain count and the fact an amount, quantity, duration or count (the answer left the unit out), or the claim is a time and the fact a time range | ``different kind of number`` |
+| 3 | unit | the claim states no unit or currency, or the fact's is the same (a header's "Price (SEK)" counts as the fact's) | ``different unit`` |
+| 4 | period | the claim states no period, or the fact's is the same ("per år", "i månaden", "an hour", "Årsavgift") | ``different period`` |
+| 5 | topic | among the candidates passing rows 1-4, the fact's line, row, header, headings and lead-in share the most terms with the claim's sentence and the question (weekdays and letters not counted; another number of the same line counts), and at least one (none needed for phone numbers, dates and codes, which name themselves, nor when the sentence and question name nothing but weekdays or letters); facts in the other language are candidates only when the claim's language has none | ``supporting line is about something else`` |
+| 6 | subject | no other fact with another value that the claim could be stated from (same kind, period and unit, or a measure in any unit; anywhere in the KB) matches the claim's own clause (then clause and lead: "Plan A har 99,5 % och svar inom 4 timmar") better than the fact's subject does while naming something the fact's subject lacks: "rad A" cannot take row B's price, "fredagar" cannot take Monday's hours, one product cannot take another's weight | ``wrong subject`` |
+
+Terms are lemmas and compound parts (:mod:`grounding.terms`); values are
+canonical (:mod:`grounding.notation`). Everything language-specific is in
+:mod:`grounding.lexicon`. Candidate facts are those of the retrieved snippets
+and every fact of the KB found by value (:mod:`grounding.lookup`); the claim
+passes when any candidate supports it.
+"""
+
+from collections.abc import Iterable, Sequence
+
+from grounding.claims import Claim
+from grounding.facts import Fact
+from grounding.notation import Kind
+
+NOT_IN_KB = "not in the knowledge base"
+KIND_MISMATCH = "different kind of number"
+UNIT_MISMATCH = "different unit"
+PERIOD_MISMATCH = "different period"
+TOPIC_MISMATCH = "supporting line is about something else"
+SUBJECT_MISMATCH = "wrong subject"
+
+# The order reasons are reported in when no candidate supports a claim: the closest miss first.
+REASONS = (
+    SUBJECT_MISMATCH,
+    TOPIC_MISMATCH,
+    PERIOD_MISMATCH,
+    UNIT_MISMATCH,
+    KIND_MISMATCH,
+    NOT_IN_KB,
+)
+
+# Values that name themselves: a phone number or a full date in the KB is that one, whatever
+# words surround it (a swap to another one is still caught by row 6).
+SELF_NAMING = frozenset({Kind.PHONE, Kind.DATE, Kind.CODE})
+
+_UNIT_LEFT_OUT = frozenset({Kind.AMOUNT, Kind.QUANTITY, Kind.DURATION, Kind.COUNT})
+
+
+def value_matches(claim: Claim, fact: Fact) -> bool:
+    if claim.value == fact.value:
+        return True
+    return (
+        "-" in fact.value.lstrip("-")
+        and "-" not in claim.value
+        and claim.value in fact.value.split("-")
+    )
+
+
+def kind_matches(claim: Claim, fact: Fact) -> bool:
+    if claim.kind == fact.kind:
+        return True
+    if claim.kind is Kind.COUNT:
+        return fact.kind in _UNIT_LEFT_OUT
+    return claim.kind is Kind.TIME and fact.kind is Kind.TIME_RANGE
+
+
+def could_be_stated_from(claim: Claim, fact: Fact) -> bool:
+    """Whether the claim, with its value changed, could come from ``fact``.
+
+    Same kind, period and unit; a measure in another unit still competes ("100 GB" for "5 TB").
+    """
+    if not kind_matches(claim, fact) or (claim.period and claim.period != fact.period):
+        return False
+    return claim.kind is Kind.QUANTITY or claim.unit is None or claim.unit == fact.unit
+
+
+def conflicting_terms(claim: Claim, fact: Fact, siblings: Iterable[Fact]) -> frozenset[str]:
+    """The claim's terms that point to a sibling with another value rather than to ``fact``.
+
+    Only a sibling the claim could be stated from (``could_be_stated_from``) competes. It is
+    pointed to when it matches the claim better than the fact's subject does,
+    first by the claim's own clause, then by clause and lead together, and
+    names something the fact's subject lacks.
+    """
+    own, both = claim.qualifiers, claim.qualifiers | claim.lead
+    fact_match = (len(own & fact.subject), len(both & fact.subject))
+    named: set[str] = set()
+    for sibling in siblings:
+        if sibling.value == fact.value or not could_be_stated_from(claim, sibling):
+            continue
+        shared = both & sibling.subject
+        if (len(own & sibling.subject), len(shared)) > fact_match and shared - fact.subject:
+            named |= shared - fact.subject
+    return frozenset(named)
+
+
+def topic_score(claim: Claim, fact: Fact, question_terms: frozenset[str] = frozenset()) -> int:
+    """How many content terms the claim's sentence and the question share with the fact's context."""
+    shared = (claim.subject | question_terms) & fact.context
+    return sum(1 for term in shared if _counts_for_topic(term))
+
+
+def _counts_for_topic(term: str) -> bool:
+    return not term.startswith(("weekday:", "#"))
+
+
+def on_topic(
+    claim: Claim, candidates: Sequence[Fact], question_terms: frozenset[str] = frozenset()
+) -> list[Fact]:
+    """Row 5: the candidates whose context best matches the claim's sentence and the question."""
+    scored = [(topic_score(claim, fact, question_terms), fact) for fact in candidates]
+    same = [(score, fact) for score, fact in scored if fact.language == claim.language]
+    best = max((score for score, _ in same), default=0)
+    if best > 0:
+        return [fact for score, fact in same if score == best]
+    says_nothing = not any(_counts_for_topic(term) for term in claim.subject | question_terms)
+    if claim.kind in SELF_NAMING or says_nothing or not same:
+        return [fact for _, fact in scored]
+    return []
+
+
+def stated_alike(claim: Claim, fact: Fact) -> str | None:
+    """Rows 2-4: None when kind, unit and period fit, else the reason."""
+    if not kind_matches(claim, fact):
+        return KIND_MISMATCH
+    if claim.unit is not None and claim.unit != fact.unit:
+        return UNIT_MISMATCH
+    if claim.period is not None and claim.period != fact.period:
+        return PERIOD_MISMATCH
+    return None
+
+
+def supports(claim: Claim, fact: Fact, *, siblings: Iterable[Fact] = ()) -> tuple[bool, str | None]:
+    """(whether ``fact`` supports ``claim``, the reason when it does not): rows 1-4 and 6.
+
+    Row 5 chooses among the candidates that pass rows 1-4 (``on_topic``);
+    ``siblings`` are the facts that could be the claim's subject instead.
+    """
+    if not value_matches(claim, fact):
+        return False, NOT_IN_KB
+    if (reason := stated_alike(claim, fact)) is not None:
+        return False, reason
+    if conflicting_terms(claim, fact, siblings):
+        return False, SUBJECT_MISMATCH
+    return True, None

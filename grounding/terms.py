@@ -1,0 +1,207 @@
+"""Words of a text as comparable terms: lemmas, compound parts and weekdays.
+
+Pure: no ORM, no I/O. A term is what the subject rule compares:
+
+| written | term(s) |
+|---|---|
+| an inflected word ("dagars", "bilen", "prices") | its lemma (simplemma, in the text's language) |
+| a compound unknown to the lexicon ("medlemsavgiften") | the whole lemma plus its parts ("medlem", "avgift"), split where both sides are words of simplemma's dictionary (a linking "s" allowed) |
+| a weekday, or a range of them ("måndag–torsdag", "Monday to Friday") | ``weekday:1`` ... ``weekday:7`` for every day covered, in either language |
+| a lone capital letter inside a sentence or alone in a cell ("rad B", "Plan A") | ``#b`` |
+| an ordinal word ("andra", "third") | ``n:2``, ``n:3``: the number it stands for |
+| stopwords, units, currencies, periods, months, per-markers | nothing: values and units are compared by the rule itself |
+
+Numbers are not terms here; facts and claims add the values next to a number as ``n:<value>``.
+"""
+
+import re
+from functools import lru_cache
+
+import simplemma
+
+from grounding.lexicon import LEXICONS, merged
+from grounding.text import ENGLISH, STOPWORDS, SWEDISH, detect_language
+
+_TOKEN = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?|[–—-]|\bto\b|\btill\b", re.IGNORECASE)
+_MIN_COMPOUND = 7
+_MIN_PART = 3
+_MIN_KNOWN_HEAD = 4
+
+
+def _noise() -> frozenset[str]:
+    words: set[str] = set()
+    for field in ("currencies", "units", "periods", "period_adverbs", "months"):
+        words |= set(merged(field))
+    for field in ("per_markers", "clock_markers", "time_suffixes", "answer_words"):
+        words |= set(merged(field))
+    words |= {word for phrase in merged("percent_words") for word in phrase.split()}
+    return frozenset(words) | STOPWORDS
+
+
+_NOISE = _noise()
+_WEEKDAYS = merged("weekdays")
+_ORDINALS = merged("ordinal_words")
+_RANGE = frozenset({"–", "—", "-", "to", "till"})
+# Languages that write compounds as one word, with the letters that may join their parts.
+_LINKING = {
+    language: lexicon.linking for language, lexicon in LEXICONS.items() if lexicon.compounds
+}
+
+
+@lru_cache(maxsize=65536)
+def _known(word: str, language: str) -> bool:
+    return len(word) >= _MIN_PART and simplemma.is_known(word, lang=language)
+
+
+@lru_cache(maxsize=65536)
+def word_terms(word: str, language: str) -> tuple[str, ...]:
+    """The terms of one lower-case word: its lemma, and its parts when it is a compound.
+
+    A dictionary word is split as its lemma, so every form of it gives the same
+    parts ("villkoren" and "villkor" alike), and only after a head of four
+    letters or more; a word the dictionary lacks ("medlemsavgiften") is split
+    as written, its tail lemmatised.
+    """
+    if word in _NOISE:
+        return ()
+    lemma = _lemma(word, language)
+    if lemma in _NOISE:
+        return ()
+    if len(word) < _MIN_COMPOUND or _LINKING.get(language) is None:
+        return (lemma,)
+    if _known(word, language):
+        split = _split(lemma, language, lemmatise_tail=False)
+        if split is None or len(split[1]) < _MIN_KNOWN_HEAD:
+            return (lemma,)
+        _, head, tail = split
+    else:
+        split = _split(word, language)
+        if split is None:
+            return (lemma,)
+        cut, head, tail = split
+        lemma = word[:cut] + tail  # "medlemsavgiften" -> "medlemsavgift"
+    return tuple(dict.fromkeys(t for t in (lemma, head, tail) if t not in _NOISE))
+
+
+def _lemma(word: str, language: str) -> str:
+    # An inflection is longer than its lemma ("bilen" -> "bil", "costs" -> "cost"). simplemma
+    # sometimes takes a base form for a form of another word ("avgift" -> "avgifta"): a lemma no shorter than the word is not taken.
+    lemma = simplemma.lemmatize(word, lang=language).lower()
+    return lemma if len(lemma) < len(word) else word
+
+
+def split_compound(word: str, language: str) -> tuple[str, ...]:
+    """``word`` as (head, tail lemma) when both are dictionary words; else ()."""
+    split = _split(word, language)
+    return split[1:] if split else ()
+
+
+@lru_cache(maxsize=65536)
+def _split(word: str, language: str, *, lemmatise_tail: bool = True) -> tuple[int, str, str] | None:
+    """(where the tail starts, head, tail lemma), or None.
+
+    The longest known tail wins (the tail is what a compound names); the head
+    may end in a linking letter of the language ("medlem-s-avgift", "lån-e-tid")
+    and may itself be a compound.
+    """
+    linking = _LINKING.get(language)
+    if linking is None:
+        return None
+    for cut in range(_MIN_PART, len(word) - _MIN_PART + 1):
+        head, tail = word[:cut], word[cut:]
+        if not _known(tail, language):
+            continue
+        heads = [head[:-1]] if head[-1] in linking else []
+        for candidate in (*heads, head):
+            if _known(candidate, language) or (
+                len(candidate) >= _MIN_COMPOUND and _split(candidate, language)
+            ):
+                return (
+                    cut,
+                    _lemma(candidate, language),
+                    _lemma(tail, language) if lemmatise_tail else tail,
+                )
+    return None
+
+
+def first_part(word: str, language: str) -> str | None:
+    """The head of a compound ("års" in "årsavgift", "tim" in "timpris"), when one is known."""
+    parts = split_compound(word.lower(), language)
+    return parts[0] if parts else None
+
+
+@lru_cache(maxsize=16384)
+def terms(text: str, language: str) -> frozenset[str]:
+    """Every term of ``text`` (see the module table)."""
+    found: set[str] = set()
+    tokens = list(_TOKEN.finditer(text))
+    previous_day = None
+    for index, match in enumerate(tokens):
+        raw = match.group()
+        word = raw.lower()
+        day = _WEEKDAYS.get(word.rstrip("."))
+        if day is not None:
+            found.add(f"weekday:{day}")
+            if (
+                previous_day is not None
+                and index >= 2
+                and tokens[index - 1].group().lower() in _RANGE
+            ):
+                found.update(f"weekday:{d}" for d in _days_between(previous_day, day))
+            previous_day = day
+            continue
+        if word not in _RANGE:
+            previous_day = None
+        if len(raw) == 1:
+            if raw.isupper() and (_inside_sentence(text, match.start()) or text.strip() == raw):
+                found.add("#" + word)
+            continue
+        if word in _ORDINALS:
+            found.add(f"n:{_ORDINALS[word]}")  # "andra året" is "År 2"
+        found.update(word_terms(word, language))
+    return frozenset(found)
+
+
+def warm_up() -> None:
+    """Load simplemma's dictionaries now (about a second), not in a customer's first turn."""
+    for language in LEXICONS:
+        terms("warm up", language)
+    text_language("warm up")
+
+
+def text_language(text: str) -> str:
+    """``"sv"`` or ``"en"`` for reading an answer's numbers and words.
+
+    The chat's marker-based ``detect_language`` first; where it has no markers to go by
+    (it then says Swedish), simplemma's dictionaries decide by which language knows more
+    of the words ("Payment terms: 30 days net").
+    """
+    language = detect_language(text)
+    if language == SWEDISH and not _SWEDISH_SIGNS.search(text):
+        ranked = dict(simplemma.langdetect(text, lang=(SWEDISH, ENGLISH)))
+        if ranked.get(ENGLISH, 0.0) > ranked.get(SWEDISH, 0.0):
+            return ENGLISH
+    return language
+
+
+_SWEDISH_SIGNS = re.compile(r"[åäöÅÄÖ]")
+
+
+def _days_between(first: int, last: int) -> list[int]:
+    days, day = [], first
+    while day != last:
+        days.append(day)
+        day = day % 7 + 1
+    return days
+
+
+def _inside_sentence(text: str, position: int) -> bool:
+    before = text[:position].rstrip(" *_(\"'“")
+    return bool(before) and before[-1] not in ".!?:\n|-"
+
+
+def weekday_terms(found: frozenset[str]) -> frozenset[str]:
+    return frozenset(t for t in found if t.startswith("weekday:"))
+
+
+__all__ = ["LEXICONS", "first_part", "split_compound", "terms", "word_terms"]

@@ -1,0 +1,103 @@
+"""Facts from markdown: tables as rows and cells, lists with their lead-in, prose by clause."""
+
+from grounding.facts import Fact, Kind, extract_facts
+
+TABLE = """# Avgifter
+
+Beloppen gäller per år.
+
+| Kärlstorlek | Årsavgift | Pris (EUR) |
+|---|---|---|
+| 140 liter | 1 240 kr | 120 |
+| 190 liter | 1 680 kr | 160 |
+"""
+
+LIST = """# Kontakt
+
+Telefontider:
+
+- Växel: 0571-48 20 00
+- Måndag–torsdag: 08.00–16.30
+"""
+
+PROSE = """# Barngrupper
+
+Riktmärket är högst 12 barn per grupp för barn i åldern 1–3 år och högst 16 barn per grupp \
+för barn i åldern 4–5 år.
+"""
+
+
+def by_value(facts: list[Fact], value: str) -> Fact:
+    return next(fact for fact in facts if fact.value == value)
+
+
+def test_table_cells_are_facts_with_row_column_and_line():
+    facts = extract_facts(TABLE, file="kb/avfall.md")
+    fee = by_value(facts, "1680")
+    assert (fee.kind, fee.unit, fee.line, fee.cell) == (Kind.AMOUNT, "SEK", 8, (2, 1))
+    assert fee.text == "| 190 liter | 1 680 kr | 160 |"
+
+
+def test_table_row_key_and_column_header_are_the_subject():
+    fee = by_value(extract_facts(TABLE, file="kb/avfall.md"), "1680")
+    assert {"n:190", "årsavgift"} <= fee.qualifiers
+    assert "n:140" not in fee.subject
+    assert "avgift" in fee.subject  # the heading path
+
+
+def test_header_states_currency_and_period_for_its_cells():
+    facts = extract_facts(TABLE, file="kb/avfall.md")
+    euro = by_value(facts, "160")
+    assert (euro.kind, euro.unit) == (Kind.AMOUNT, "EUR")
+    assert by_value(facts, "1240").period == "year"  # "Årsavgift": a compound's head
+
+
+def test_lead_in_period_flows_to_the_table():
+    facts = extract_facts(
+        "Priserna gäller per månad.\n\n| Plan | Pris |\n|---|---|\n| A | 99 kr |\n", file="x"
+    )
+    assert by_value(facts, "99").period == "month"
+
+
+def test_list_items_with_a_label():
+    facts = extract_facts(LIST, file="kb/kontakt.md")
+    phone = by_value(facts, "+46571482000")
+    assert (phone.kind, phone.line) == (Kind.PHONE, 5)
+    assert "växel" in phone.qualifiers
+    hours = by_value(facts, "08:00-16:30")
+    assert hours.kind is Kind.TIME_RANGE
+    assert {"weekday:1", "weekday:4"} <= hours.qualifiers
+    assert "telefontid" in hours.subject  # the list's lead-in
+
+
+def test_prose_with_several_values_binds_each_to_its_clause():
+    facts = extract_facts(PROSE, file="kb/forskola.md")
+    twelve, sixteen = by_value(facts, "12"), by_value(facts, "16")
+    assert "n:1-3" in twelve.qualifiers and "n:4-5" not in twelve.qualifiers
+    assert "n:4-5" in sixteen.qualifiers and "n:1-3" not in sixteen.qualifiers
+    assert "riktmärke" in sixteen.subject  # the line's opening words hold for both
+
+
+def test_front_matter_keeps_line_numbers():
+    text = "---\ntitle: X\n---\n# Priser\n\n- Basic: 99 kr/månad\n"
+    (fact,) = extract_facts(text, file="kb/x.md")
+    assert (fact.value, fact.line, fact.period) == ("99", 6, "month")
+
+
+def test_first_line_offsets_a_chunk():
+    (fact,) = extract_facts("- Basic: 99 kr", file="kb/x.md", first_line=10)
+    assert fact.line == 10
+
+
+def test_ordered_list_items_are_ordinal_facts():
+    facts = extract_facts("1. Öppna appen\n2. Välj Inställningar\n", file="kb/x.md")
+    assert [(f.kind, f.value, f.line) for f in facts] == [
+        (Kind.ORDINAL, "1", 1),
+        (Kind.ORDINAL, "2", 2),
+    ]
+
+
+def test_keys_find_a_range_by_its_ends_and_a_date_by_its_day():
+    facts = extract_facts("- Måndag: 10.00–19.00\n- Stängt 2026-06-19\n", file="x")
+    assert set(by_value(facts, "10:00-19:00").keys()) >= {"time:10:00", "time:19:00"}
+    assert "date:--06-19" in by_value(facts, "2026-06-19").keys()  # noqa: SIM118 (a Fact)

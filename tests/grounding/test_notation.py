@@ -1,0 +1,125 @@
+"""Reading numbers: every notation of a value reads to one canonical value, kind and unit."""
+
+import re
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from grounding.notation import Kind, parse_number, read_numbers
+
+
+def read(text: str, language: str = "sv") -> list[tuple[str, str, str | None, str | None]]:
+    return [(str(r.kind), r.value, r.unit, r.period) for r in read_numbers(text, language)]
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "expected"),
+    [
+        # phones (phonenumbers)
+        ("Växel: 0571-48 20 00", "sv", [("phone", "+46571482000", None, None)]),
+        ("Ring 0571-482000.", "sv", [("phone", "+46571482000", None, None)]),
+        ("Call +46 18 420 55 00.", "en", [("phone", "+46184205500", None, None)]),
+        ("Ring +46-18-420 55 00.", "sv", [("phone", "+46184205500", None, None)]),
+        # dates (month names from babel)
+        ("från 2026-06-19", "sv", [("date", "2026-06-19", None, None)]),
+        ("den 19 juni 2026", "sv", [("date", "2026-06-19", None, None)]),
+        ("on June 19, 2026", "en", [("date", "2026-06-19", None, None)]),
+        ("on December 24th, 2026", "en", [("date", "2026-12-24", None, None)]),
+        ("den 24/12 2026", "sv", [("date", "2026-12-24", None, None)]),
+        ("från 2025/01/01", "sv", [("date", "2025-01-01", None, None)]),
+        # times and ranges
+        ("öppet 12.00–19.00", "sv", [("time_range", "12:00-19:00", None, None)]),
+        ("öppet 12:00-19:00", "sv", [("time_range", "12:00-19:00", None, None)]),
+        ("svarar kl. 8–15", "sv", [("time_range", "08:00-15:00", None, None)]),
+        ("from 11 am to 3 pm", "en", [("time_range", "11:00-15:00", None, None)]),
+        ("8:00 am to 4:30 pm", "en", [("time_range", "08:00-16:30", None, None)]),
+        ("before 2 pm", "en", [("time", "14:00", None, None)]),
+        ("mellan kl. 2 och 5", "sv", [("time_range", "02:00-05:00", None, None)]),
+        ("between 9 and 11 am", "en", [("time_range", "09:00-11:00", None, None)]),
+        ("mellan 2 och 5 barn", "sv", [("count", "2", None, None), ("count", "5", None, None)]),
+        ("senast klockan 06.00", "sv", [("time", "06:00", None, None)]),
+        # amounts: currency before or after, grouping by locale (babel)
+        ("kostar 3 290 kr", "sv", [("amount", "3290", "SEK", None)]),
+        ("costs SEK 3,950", "en", [("amount", "3950", "SEK", None)]),
+        ("kostar 3,50 kr", "sv", [("amount", "3.5", "SEK", None)]),
+        ("kostar 3.50 kr", "sv", [("amount", "3.5", "SEK", None)]),
+        ("costs EUR 52.90", "en", [("amount", "52.9", "EUR", None)]),
+        ("costs 27500 SEK", "en", [("amount", "27500", "SEK", None)]),
+        ("399 kr/månad", "sv", [("amount", "399", "SEK", "month")]),
+        ("420 kr per månad", "sv", [("amount", "420", "SEK", "month")]),
+        ("SEK 690 an hour", "en", [("amount", "690", "SEK", "hour")]),
+        ("5 kr per medium och dag", "sv", [("amount", "5", "SEK", "day")]),
+        # percentages
+        ("4,5 procent", "sv", [("percentage", "4.5", None, None)]),
+        ("15 per cent", "en", [("percentage", "15", None, None)]),
+        ("60%", "en", [("percentage", "60", None, None)]),
+        # durations and measures
+        ("14 dagars ångerrätt", "sv", [("duration", "14", "day", None)]),
+        ("a 3-year warranty", "en", [("duration", "3", "year", None)]),
+        ("15 timmar per vecka", "sv", [("duration", "15", "hour", "week")]),
+        ("väger 15,2 kg", "sv", [("quantity", "15.2", "kg", None)]),
+        ("ett 370-literskärl", "sv", [("quantity", "370", "l", None)]),
+        ("80 km", "en", [("quantity", "80", "km", None)]),
+        ("barn i åldern 1–3 år", "sv", [("duration", "1-3", "year", None)]),
+        # codes
+        ("671 80 Björkvik", "sv", [("code", "67180", None, None)]),
+        ("Windows 00", "sv", [("code", "00", None, None)]),
+    ],
+)
+def test_notation_reads_to_the_canonical_value(text, language, expected):
+    assert read(text, language) == expected
+
+
+def test_grouping_is_read_by_locale():
+    """ "1,500" is fifteen hundred in English text and one and a half in Swedish text."""
+    assert str(parse_number("1,500", "en")) == "1500"
+    assert str(parse_number("1,500", "sv")) == "1.500"
+    assert read("SEK 3,500", "en") == [("amount", "3500", "SEK", None)]
+    assert read("3,500 kr", "sv") == [("amount", "3.5", "SEK", None)]
+
+
+def test_a_decimal_with_a_unit_is_not_a_time():
+    assert read("3.50 kr") == [("amount", "3.5", "SEK", None)]
+    assert read("12.50 %") == [("percentage", "12.5", None, None)]
+
+
+@given(st.text(alphabet=st.sampled_from("0123456789 ,.:-–/+kr%SEKam"), max_size=40))
+def test_every_digit_belongs_to_exactly_one_reading(text):
+    readings = read_numbers(text, "sv")
+    covered = [0] * len(text)
+    for reading in readings:
+        for index in range(reading.start, reading.end):
+            covered[index] += 1
+    for index, char in enumerate(text):
+        if char.isdigit():
+            assert covered[index] == 1, (text, readings)
+
+
+@given(
+    value=st.integers(min_value=1, max_value=999_999),
+    cents=st.integers(min_value=0, max_value=99),
+)
+def test_an_amount_reads_the_same_in_every_notation(value, cents):
+    """Grouping, decimal mark and currency position do not change the value."""
+    grouped_sv = f"{value:,}".replace(",", " ")
+    grouped_en = f"{value:,}"
+    fraction = f"{cents:02d}"
+    forms = [
+        (f"{grouped_sv},{fraction} kr", "sv"),
+        (f"{value}.{fraction} kr", "sv"),
+        (f"SEK {grouped_en}.{fraction}", "en"),
+        (f"{value}.{fraction} SEK", "en"),
+    ]
+    values = {read_numbers(text, language)[0].value for text, language in forms}
+    kinds = {read_numbers(text, language)[0].kind for text, language in forms}
+    assert len(values) == 1 and kinds == {Kind.AMOUNT}, forms
+
+
+def test_digits_of_a_plain_number_are_never_dropped():
+    text = "Avgiften är 12 345 kr och 6 procent, ring 08-123 45 67 före 18.00."
+    digits = "".join(re.findall(r"\d", text))
+    read_digits = "".join(
+        ch for r in read_numbers(text, "sv") for ch in text[r.start : r.end] if ch.isdigit()
+    )
+    assert read_digits == digits

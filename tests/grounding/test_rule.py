@@ -1,0 +1,162 @@
+"""The one rule (grounding/rule.py), row by row, and its properties."""
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from grounding import rule
+from grounding.claims import extract_claims
+from grounding.facts import extract_facts
+from grounding.lookup import FactTable
+from grounding.snippets import Snippet
+from grounding.verification import verify_answer
+
+KB = {
+    "kb/avfall.md": (
+        "# Avfall\n\n## Avgifter\n\n"
+        "| Kärlstorlek | Årsavgift |\n|---|---|\n"
+        "| 140 liter | 1 240 kr |\n| 190 liter | 1 680 kr |\n\n"
+        "Extra tömning kostar 150 kr per tillfälle.\n"
+    ),
+    "kb/kontakt.md": (
+        "# Kontakt\n\n- Växel: 0571-48 20 00\n- Jour: 0571-48 29 99\n\n"
+        "## Öppettider\n\n- Måndag: 10.00–19.00\n- Fredag: 10.00–16.00\n"
+    ),
+    "kb/en/shop.md": (
+        "# Prices\n\n| Model | Price (SEK) | Price (EUR) |\n|---|---|---|\n"
+        "| Urban | 7,990 | 699 |\n| Trail | 14,490 | 1,269 |\n"
+    ),
+}
+FACTS = FactTable.from_documents(KB)
+SNIPPETS = [Snippet(file=file, text=text, start_line=1) for file, text in KB.items()]
+
+
+def check(answer: str, question: str) -> tuple[bool, list[str]]:
+    verdict = verify_answer(answer, SNIPPETS, facts=FACTS, question=question)
+    return verdict.grounded, [u.reason for u in verdict.unsupported]
+
+
+@pytest.mark.parametrize(
+    ("question", "answer"),
+    [
+        ("Vad kostar ett 190-literskärl?", "Ett 190-literskärl kostar 1 680 kr per år."),
+        ("Vad kostar ett kärl på 140 liter?", "Årsavgiften för 140 liter är 1240 kronor."),
+        ("Vilket nummer har växeln?", "Ring växeln på +46 571 48 20 00."),
+        ("När är det öppet på fredagar?", "På fredagar är det öppet 10:00-16:00."),
+        ("What does the Trail cost?", "The Trail costs SEK 14,490 or EUR 1,269."),
+        ("Vad kostar Trail?", "Trail kostar 14 490 kr."),
+        ("Vad kostar extra tömning?", "En extra tömning kostar 150 kronor per gång."),
+    ],
+)
+def test_supported_claims_pass(question, answer):
+    assert check(answer, question) == (True, [])
+
+
+@pytest.mark.parametrize(
+    ("question", "answer", "reason"),
+    [
+        # row 1: value
+        (
+            "Vad kostar ett 190-literskärl?",
+            "Ett 190-literskärl kostar 1 681 kr per år.",
+            rule.NOT_IN_KB,
+        ),
+        # row 3: unit (currency)
+        ("What does the Trail cost?", "The Trail costs EUR 14,490.", rule.UNIT_MISMATCH),
+        # row 4: period
+        (
+            "Vad kostar ett 190-literskärl?",
+            "Ett 190-literskärl kostar 1 680 kr per månad.",
+            rule.PERIOD_MISMATCH,
+        ),
+        # row 6: another row of the table
+        (
+            "Vad kostar ett 140-literskärl?",
+            "Ett 140-literskärl kostar 1 680 kr per år.",
+            rule.SUBJECT_MISMATCH,
+        ),
+        # row 6: another list item (weekday)
+        (
+            "När är det öppet på fredagar?",
+            "På fredagar är det öppet 10.00–19.00.",
+            rule.SUBJECT_MISMATCH,
+        ),
+        # row 6: another label of the same kind
+        ("Vilket nummer har växeln?", "Växeln nås på 0571-48 29 99.", rule.SUBJECT_MISMATCH),
+        # row 6: another product
+        ("What does the Urban cost?", "The Urban costs SEK 14,490.", rule.SUBJECT_MISMATCH),
+    ],
+)
+def test_each_row_of_the_rule_withholds(question, answer, reason):
+    grounded, reasons = check(answer, question)
+    assert not grounded
+    assert reasons == [reason]
+
+
+def test_row_5_topic_picks_the_candidates_that_match_the_sentence():
+    (claim,) = extract_claims("Extra tömning kostar 150 kr.", language="sv")
+    candidates = FACTS.by_value(claim.key)
+    assert rule.on_topic(claim, candidates) == list(candidates)
+    (off,) = extract_claims("Parkeringen är 150 kr.", language="sv")
+    assert rule.on_topic(off, candidates) == []
+
+
+def test_the_rule_is_a_table_in_the_module_docstring():
+    doc = rule.__doc__
+    for row in (
+        "| 1 | value",
+        "| 2 | kind",
+        "| 3 | unit",
+        "| 4 | period",
+        "| 5 | topic",
+        "| 6 | subject",
+    ):
+        assert row in doc
+
+
+# --- properties ----------------------------------------------------------------
+
+_AMOUNT_FORMS = [
+    lambda v, c: (f"{v:,}".replace(",", " ") + f",{c:02d} kr", "sv"),
+    lambda v, c: (f"{v}.{c:02d} kr", "sv"),
+    lambda v, c: (f"SEK {v:,}.{c:02d}", "en"),
+    lambda v, c: (f"{v:,}.{c:02d} SEK", "en"),
+]
+_QUESTION = {"sv": "Vad kostar avgiften?", "en": "What is the fee?"}
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    value=st.integers(min_value=1, max_value=99_999),
+    cents=st.integers(min_value=0, max_value=99),
+    kb_form=st.sampled_from(_AMOUNT_FORMS),
+    answer_form=st.sampled_from(_AMOUNT_FORMS),
+)
+def test_a_fact_in_any_notation_supports_itself(value, cents, kb_form, answer_form):
+    kb_text, kb_language = kb_form(value, cents)
+    written, language = answer_form(value, cents)
+    facts = FactTable(
+        extract_facts(f"- Avgift / fee: {kb_text}\n", file="kb/x.md", language=kb_language)
+    )
+    answer = {"sv": f"Avgiften är {written}.", "en": f"The fee is {written}."}[language]
+    snippets = [Snippet(file="kb/x.md", text=f"- Avgift / fee: {kb_text}", start_line=1)]
+    assert verify_answer(answer, snippets, facts=facts, question=_QUESTION[language]).grounded
+
+
+_GROUNDED = [
+    ("Vad kostar ett 190-literskärl?", "Ett 190-literskärl kostar 1 680 kr per år."),
+    ("Vilket nummer har växeln?", "Ring växeln på 0571-48 20 00."),
+    ("När är det öppet på fredagar?", "På fredagar är det öppet 10.00–16.00."),
+    ("What does the Trail cost?", "The Trail costs SEK 14,490 or EUR 1,269."),
+]
+
+
+@settings(max_examples=80, deadline=None)
+@given(case=st.sampled_from(_GROUNDED), data=st.data())
+def test_a_changed_digit_is_never_supported(case, data):
+    question, answer = case
+    digits = [i for i, ch in enumerate(answer) if ch.isdigit()]
+    i = data.draw(st.sampled_from(digits))
+    new = data.draw(st.sampled_from([d for d in "0123456789" if d != answer[i]]))
+    changed = answer[:i] + new + answer[i + 1 :]
+    assert not check(changed, question)[0], changed

@@ -1,0 +1,41 @@
+"""Terms: lemmas and compound parts from simplemma, weekdays, letters, ordinal words."""
+
+import pytest
+
+from grounding.terms import terms, text_language
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "expected"),
+    [
+        ("Bygglovsavgiften", "sv", {"bygglovsavgift", "bygglov", "avgift"}),
+        ("ljudböcker", "sv", {"ljudbok"}),
+        ("växeln", "sv", {"växel"}),
+        ("Växel", "sv", {"växel"}),
+        ("frames", "en", {"frame"}),
+        ("i zon B", "sv", {"zon", "#b"}),
+        ("måndag–torsdag", "sv", {"weekday:1", "weekday:2", "weekday:3", "weekday:4"}),
+        ("Monday to Friday", "en", {f"weekday:{d}" for d in range(1, 6)}),
+        ("på fredagar", "sv", {"weekday:5"}),
+        ("andra barnet", "sv", {"n:2", "barn"}),
+    ],
+)
+def test_terms_of_general_language(text, language, expected):
+    assert expected <= terms(text, language)
+
+
+def test_units_periods_and_stopwords_are_not_terms():
+    assert terms("kostar 99 kr per månad och år", "sv") == {"kosta"}
+
+
+def test_every_form_of_a_dictionary_word_gives_the_same_terms():
+    assert terms("villkoren", "sv") == terms("villkor", "sv")
+
+
+def test_a_capital_letter_opening_a_sentence_is_no_term():
+    assert "#a" not in terms("A parcel costs", "en")
+
+
+def test_language_of_an_answer():
+    assert text_language("Payment terms: 30 days net") == "en"
+    assert text_language("Ring växeln") == "sv"
