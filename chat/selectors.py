@@ -8,14 +8,18 @@ from django.db.models import F
 from actions.models import Suggestion
 from chat.context import ConversationContext
 from chat.handoff_rules import staff_name
-from chat.models import Conversation, Feedback, Handoff, HandoffEvent, Message
+from chat.models import Conversation, Feedback, Handoff, HandoffEvent, Message, session_hash
 
 
 def conversation_for_session(*, session_key: str) -> Conversation | None:
     """The most recent conversation of a browser session."""
     if not session_key:
         return None
-    return Conversation.objects.filter(session_key=session_key).order_by("-last_active_at").first()
+    return (
+        Conversation.objects.filter(session_hash=session_hash(session_key))
+        .order_by("-last_active_at")
+        .first()
+    )
 
 
 def conversation_context(*, session_key: str) -> ConversationContext:
