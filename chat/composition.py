@@ -83,6 +83,7 @@ def _build(backend_name: str, base_url: str, model: str) -> ChatServices:
         current_index=acurrent_index,
         admit=admission.turn_start,
         record=audit.record_turn_later,
+        begin=audit.begin_turn,
         suggest=action_calls.suggestion_create,
         turn_finished=metrics.turn_finished,
     )

@@ -16,6 +16,7 @@ so ``websocket_receive``, the consumer's documented handler for the ASGI
 passes every other frame on to Channels unchanged.
 """
 
+import asyncio
 import logging
 import secrets
 import time
@@ -27,7 +28,7 @@ from django.conf import settings
 from chat import protocol, texts
 from chat.action_calls import PhoneProblem, SuggestionNotFound
 from chat.composition import ChatServices, chat_services
-from chat.edge import client_address
+from chat.edge import ConnectionSlot, client_address
 from chat.handoff import owner_group
 from chat.handoff_rules import asks_for_person
 from chat.logcontext import bind_conversation
@@ -54,8 +55,6 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
     # The person who owns the conversation (live handoff); None while the agent answers.
     person: str | None = None
     closing = False
-    admitted = False
-    counted = False
     groups_joined: tuple[str, ...] = ()
 
     def __init__(self, *args, services: ChatServices | None = None, **kwargs) -> None:
@@ -86,30 +85,41 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
             await self.receive_json(_decoded(message.get("text"), message.get("bytes")))
 
     async def connect(self) -> None:
-        """Resume the browser session's conversation (or start one) and accept."""
+        """Resume the browser session's conversation (or start one) and accept.
+
+        The connection's slot (per-address count, open-connections gauge) is
+        released on every path that does not end in an open connection.
+        """
         services = self.services
         self.address = client_address(self.scope)
-        self.admitted = services.connections.admit(
-            self.address, limit=settings.WS_MAX_CONNECTIONS_PER_IP
-        )
-        if not self.admitted:
+        self.slot = ConnectionSlot(services.connections, self.address)
+        self.scope.get("connection_slots", []).append(self.slot)
+        if not self.slot.admit(limit=settings.WS_MAX_CONNECTIONS_PER_IP):
             await self.accept()
             await self._refuse(
                 ErrorCode.TOO_MANY_CONNECTIONS, "Too many connections from your address.", 1008
             )
             return
-        self.context = await services.conversation(session_key=self.scope.get("session_key", ""))
-        self.limiter = limiter_from_setting(settings.WS_RATE_LIMIT)
-        self.flood = limiter_from_setting(settings.WS_FLOOD_LIMIT)
-        self.person = await services.person_owning(conversation_id=self.context.id)
-        self.groups_joined = (conversation_group(self.context.id), KB_GROUP)
-        for group in self.groups_joined:
-            await self.channel_layer.group_add(group, self.channel_name)
-        await self.accept()
+        try:
+            self.context = await services.conversation(
+                session_key=self.scope.get("session_key", "")
+            )
+            self.context.client_address = self.address
+            self.limiter = limiter_from_setting(settings.WS_RATE_LIMIT)
+            self.flood = limiter_from_setting(settings.WS_FLOOD_LIMIT)
+            self.person = await services.person_owning(conversation_id=self.context.id)
+            if not await self._join_groups(conversation_group(self.context.id), KB_GROUP):
+                self.slot.release()
+                await self.close()  # the handshake is refused; the client retries
+                return
+            await self.accept()
+        except BaseException:
+            self.slot.release()
+            raise
         services.live.register(self)
         bind_conversation(self.context.id)
         services.metrics.connection_opened()
-        self.counted = True
+        self.slot.on_release(services.metrics.connection_closed)
         if self.person is not None:  # a reload while a person owns the conversation
             await self.send_json({"type": "agent_joined", "name": self.person})
 
@@ -139,14 +149,18 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
 
     async def disconnect(self, code: int) -> None:
         """Stop the running turn (it is recorded as cancelled) and leave the groups."""
-        await self.turns.stop()
-        for group in self.groups_joined:
-            await self.channel_layer.group_discard(group, self.channel_name)
-        if self.counted:
-            self.services.metrics.connection_closed()
-        if self.admitted:
-            self.services.connections.release(self.address)
-        self.services.live.unregister(self)
+        try:
+            await self.turns.stop()
+            for group in self.groups_joined:
+                try:
+                    await self.channel_layer.group_discard(group, self.channel_name)
+                except Exception:  # the layer is away; its group entries expire
+                    logger.warning("Could not leave %s", group, exc_info=True)
+        finally:
+            slot = getattr(self, "slot", None)
+            if slot is not None:
+                slot.release()
+            self.services.live.unregister(self)
 
     # -- handlers, one per client message type ---------------------------------
 
@@ -350,6 +364,22 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         await self.send_json(frame)
         if frame["type"] == "action_suggestion":
             await self._tell_other_tabs("action.suggested", frame)
+
+    async def _join_groups(self, *groups: str) -> bool:
+        """Join ``groups``; one retry per group (the first use of a pooled connection
+        after a Redis restart fails). False when the channel layer is unavailable."""
+        for group in groups:
+            for attempt in (1, 2):
+                try:
+                    await self.channel_layer.group_add(group, self.channel_name)
+                    break
+                except Exception:
+                    if attempt == 2:
+                        logger.error("Channel layer unavailable; refusing a connection")
+                        return False
+                    await asyncio.sleep(0.05)
+            self.groups_joined += (group,)
+        return True
 
     async def _tell_other_tabs(self, event_type: str, frame: dict) -> None:
         await self.channel_layer.group_send(

@@ -8,14 +8,18 @@ from django.db.models import F
 from actions.models import Suggestion
 from chat.context import ConversationContext
 from chat.handoff_rules import staff_name
-from chat.models import Conversation, Feedback, Handoff, HandoffEvent, Message
+from chat.models import Conversation, Feedback, Handoff, HandoffEvent, Message, session_hash
 
 
 def conversation_for_session(*, session_key: str) -> Conversation | None:
     """The most recent conversation of a browser session."""
     if not session_key:
         return None
-    return Conversation.objects.filter(session_key=session_key).order_by("-last_active_at").first()
+    return (
+        Conversation.objects.filter(session_hash=session_hash(session_key))
+        .order_by("-last_active_at")
+        .first()
+    )
 
 
 def conversation_context(*, session_key: str) -> ConversationContext:
@@ -78,7 +82,6 @@ def conversation_transcript(*, conversation: Conversation) -> list[dict]:
 
 def _handoff_transcript(conversation: Conversation) -> list[tuple]:
     """What the customer and a person wrote during a handoff (role "user" and "agent")."""
-
     kinds = (HandoffEvent.Kind.CUSTOMER_MESSAGE, HandoffEvent.Kind.STAFF_MESSAGE)
     items = []
     for event in conversation.handoff_events.filter(kind__in=kinds).select_related("staff"):
@@ -167,7 +170,6 @@ def handoff_position(*, handoff) -> int | None:
 
 def handoff_owner(*, conversation_id) -> str | None:
     """The name of the person who owns the conversation now (the agent must send nothing)."""
-
     handoff = (
         Handoff.objects.filter(conversation_id=conversation_id, status=Handoff.Status.ACTIVE)
         .select_related("taken_by")

@@ -232,7 +232,12 @@ def test_timeline_shows_each_turn_with_citations_actions_feedback_and_review(
         status="executed",
     )
     Execution.objects.create(
-        suggestion=suggestion, status="succeeded", success=True, message="Vi ringer", claimed_at=now
+        suggestion=suggestion,
+        status="succeeded",
+        success=True,
+        message="Vi ringer",
+        claimed_at=now,
+        executed_at=now,
     )
     services.answers_mark_reviewed(
         message_pks=[queue["y-noon"].pk], reviewer=admin_user, note="Lägg till basic-priset"

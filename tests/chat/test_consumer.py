@@ -423,13 +423,20 @@ async def test_feedback_keeps_its_reason():
     await ws.disconnect()
 
 
-async def test_elliptical_follow_up_stays_in_the_previous_topic():
+@pytest.mark.parametrize(
+    ("question", "follow_up", "expected"),
+    [
+        ("Vad kostar premium?", "Och standard?", "199 kr/månad"),
+        ("What does Premium cost?", "And Standard?", "199 SEK/month"),
+    ],
+)
+async def test_elliptical_follow_up_stays_in_the_previous_topic(question, follow_up, expected):
     """'Och standard?' after a premium price question is answered with Standard's price."""
     ws = await open_socket()
-    await run_turn(ws, "Vad kostar premium?", message_id="q1")
-    response = (await run_turn(ws, "Och standard?", message_id="q2"))[-1]
+    await run_turn(ws, question, message_id="q1")
+    response = (await run_turn(ws, follow_up, message_id="q2"))[-1]
     assert response["status"] == "done", response
-    assert "199 kr/månad" in response["text"]
+    assert expected in response["text"]
     await ws.disconnect()
 
 
