@@ -160,7 +160,7 @@ def document_terms(text: str, language: str, vocabulary: Container[str] | None =
         terms.append(normalize_word(word, language))
         if vocabulary is not None and language == SWEDISH:
             terms.extend(split_compound(word, vocabulary))
-    return terms
+    return [term for term in terms if term not in STOPWORDS]
 
 
 def query_terms(text: str, vocabulary: Container[str] | None = None) -> list[str]:
@@ -174,7 +174,8 @@ def query_terms(text: str, vocabulary: Container[str] | None = None) -> list[str
         if vocabulary is not None:
             for part in split_compound(word, vocabulary):
                 seen.setdefault(part)
-    return list(seen)
+    # A word that only normalises to a stopword ("owne" -> "own") searches for nothing.
+    return [term for term in seen if term not in STOPWORDS]
 
 
 def content_terms(text: str) -> list[str]:

@@ -148,6 +148,11 @@ def test_query_terms_are_clean(text):
         assert term and term == term.lower() and term not in STOPWORDS
 
 
+def test_a_word_that_normalises_to_a_stopword_is_no_query_term():
+    """Found by hypothesis: "OWNE" stems to the stopword "own"."""
+    assert query_terms("OWNE") == []
+
+
 @given(st.text(alphabet="abcdefghijklmnopqrstuvwxyzåäö .,:-0123456789", max_size=200))
 def test_a_text_matches_its_own_query(text):
     """Every Swedish document term of a text is a query term of the same text."""
