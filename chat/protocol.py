@@ -88,7 +88,19 @@ class GiveFeedback:
     reason: str = ""  # one of FEEDBACK_REASONS, or empty
 
 
-Command = SendMessage | Cancel | ConfirmAction | RejectAction | GiveFeedback
+@dataclass(frozen=True, slots=True)
+class RequestHandoff:
+    """The customer asks for a person (the page's button)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Typing:
+    """The customer is typing (relayed to the person who owns the conversation)."""
+
+
+Command = (
+    SendMessage | Cancel | ConfirmAction | RejectAction | GiveFeedback | RequestHandoff | Typing
+)
 
 MAX_ID_CHARS = 100
 MAX_COMMENT_CHARS = 2000
@@ -260,7 +272,17 @@ def _parse_feedback(data: dict, max_text_chars: int) -> GiveFeedback:
     return GiveFeedback(message_id=message_id, rating=rating, comment=comment, reason=reason)
 
 
+def _parse_handoff_request(data: dict, max_text_chars: int) -> RequestHandoff:
+    return RequestHandoff()
+
+
+def _parse_typing(data: dict, max_text_chars: int) -> Typing:
+    return Typing()
+
+
 _PARSERS = {
+    "handoff_request": _parse_handoff_request,
+    "typing": _parse_typing,
     "message": _parse_message,
     "cancel": _parse_cancel,
     "confirm_action": _parse_confirm,

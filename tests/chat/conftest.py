@@ -16,6 +16,12 @@ def indexed_kb(transactional_db, settings):
     selectors.clear_index_cache()
 
 
+@pytest.fixture
+def handoff_open_all_day(settings):
+    """A person is on duty whenever a handoff test asks for one."""
+    settings.HANDOFF_OPENING_HOURS = "always"
+
+
 async def open_socket(path: str = "/ws/chat/", headers=None) -> WebsocketCommunicator:
     communicator = WebsocketCommunicator(application, path, headers=headers or [])
     connected, _ = await communicator.connect(timeout=5)

@@ -146,6 +146,7 @@ def test_history_gives_every_card_its_final_state_and_feedback(settings):
     )
     assert cards[declined.suggestion_id]["state"] == "rejected"
     assert cards[stale.suggestion_id]["state"] == "expired"
+    assert 25 < cards[waiting.suggestion_id].pop("secondsLeft") <= 30
     assert cards[waiting.suggestion_id] | {"message": ""} == {
         "state": "pending",
         "phone": "",
