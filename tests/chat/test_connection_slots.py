@@ -22,6 +22,7 @@ class FlakyLayer(InMemoryChannelLayer):
         super().__init__()
         self.down = False
         self.fail_next = 0
+        self.discard_fails = False
 
     def _check(self) -> None:
         if self.down or self.fail_next:
@@ -33,6 +34,8 @@ class FlakyLayer(InMemoryChannelLayer):
         return await super().group_add(group, channel)
 
     async def group_discard(self, group, channel):
+        if self.discard_fails:
+            raise ConnectionError("Redis is away")
         self._check()
         return await super().group_discard(group, channel)
 
@@ -92,7 +95,7 @@ async def test_a_failing_group_discard_still_releases_the_slot(layer):
     before = gauge()
     ws = await open_socket()
     assert open_count() == 1 and gauge() == before + 1
-    layer.down = True
+    layer.discard_fails = True
     await ws.disconnect()
     assert open_count() == 0 and gauge() == before
 
