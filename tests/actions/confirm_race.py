@@ -66,9 +66,8 @@ def _setup() -> dict:
     from actions.services import suggestion_create
     from chat.models import Conversation
 
-    call_command(
-        "migrate", verbosity=0
-    )  # every app: a conversation row needs chat's latest columns
+    # Every app: a conversation row needs chat's latest columns.
+    call_command("migrate", verbosity=0)
     conversation = Conversation.objects.create()
     suggestion = suggestion_create(
         conversation_id=conversation.pk,
