@@ -27,6 +27,7 @@ run: migrate
 lint: install
 	$(UV) run ruff check .
 	$(UV) run ruff format --check .
+	$(UV) run lint-imports
 
 test: lint
 	$(UV) run pytest

@@ -5,9 +5,9 @@ import re
 from django.contrib import admin
 from django.http import HttpRequest
 
+from actions.admin_tools import ReadOnlyAdminMixin, export_jsonl, timeline_link
 from actions.models import CallbackRequest, Execution, SmsMessage, Suggestion, SupportTicket
 from actions.services import suggestions_expire
-from chat.admin_tools import ReadOnlyAdminMixin, export_jsonl, timeline_link
 
 TICKET_REFERENCE_RE = re.compile(r"^T-?(\d+)$", re.IGNORECASE)
 

@@ -3,8 +3,10 @@
 An executor is called only by ``services.suggestion_confirm``, after the claim
 on the suggestion has committed, inside a transaction of its own: the rows it
 writes commit together with the execution's result or not at all. It works only
-from the suggestion (whose payload is exactly what the user approved) and
-raises ``ActionFailed`` with a message fit for the user when it cannot act.
+from the suggestion (whose payload is exactly what the user approved) and the
+text of the message that asked for it (``source_text``, passed in by the
+caller: the actions app reads nothing of the chat's), and raises
+``ActionFailed`` with a message fit for the user when it cannot act.
 """
 
 import datetime as dt
@@ -13,7 +15,6 @@ from dataclasses import dataclass, field
 
 from actions import sms
 from actions.models import ActionType, CallbackRequest, SmsMessage, Suggestion, SupportTicket
-from chat.models import Language, Message
 
 
 class ActionFailed(Exception):
@@ -26,12 +27,13 @@ class ExecutorOutcome:
     result: dict = field(default_factory=dict)
 
 
+# By the conversation's language code (chat's Language choices).
 SMS_BODIES = {
-    Language.SWEDISH: (
+    "sv": (
         "Hej! Du bad kundtjänsten om ett sms. Svara på det här meddelandet "
         "så hjälper vi dig vidare."
     ),
-    Language.ENGLISH: (
+    "en": (
         "Hello! You asked customer support for a text message. Reply to this "
         "message and we will help you further."
     ),
@@ -39,7 +41,9 @@ SMS_BODIES = {
 TICKET_SUBJECT_CHARS = 80
 
 
-def schedule_callback(suggestion: Suggestion, *, now: dt.datetime) -> ExecutorOutcome:
+def schedule_callback(
+    suggestion: Suggestion, *, now: dt.datetime, source_text: str = ""
+) -> ExecutorOutcome:
     """Record a callback request for staff; the number is optional (they can reply in chat)."""
     phone = suggestion.payload.get("phone", "")
     callback = CallbackRequest.objects.create(
@@ -53,13 +57,13 @@ def schedule_callback(suggestion: Suggestion, *, now: dt.datetime) -> ExecutorOu
     return ExecutorOutcome(message=message, result={"callback_id": callback.pk})
 
 
-def send_sms(suggestion: Suggestion, *, now: dt.datetime) -> ExecutorOutcome:
+def send_sms(suggestion: Suggestion, *, now: dt.datetime, source_text: str = "") -> ExecutorOutcome:
     """Send an SMS to the number in the payload through the configured backend."""
     to = suggestion.payload.get("phone_e164", "")
     if not to:
         raise ActionFailed("No phone number to send the SMS to")
     language = suggestion.conversation.language
-    body = suggestion.payload.get("body") or SMS_BODIES.get(language, SMS_BODIES[Language.SWEDISH])
+    body = suggestion.payload.get("body") or SMS_BODIES.get(language, SMS_BODIES["sv"])
     # The log row first, the send last: if the provider refuses, the row rolls
     # back with the transaction and the execution is recorded as failed.
     logged = SmsMessage.objects.create(
@@ -75,9 +79,11 @@ def send_sms(suggestion: Suggestion, *, now: dt.datetime) -> ExecutorOutcome:
     return ExecutorOutcome(message=f"SMS sent to {shown}", result={"sms_id": logged.pk})
 
 
-def create_ticket(suggestion: Suggestion, *, now: dt.datetime) -> ExecutorOutcome:
-    """Open a support ticket holding the customer's own words."""
-    description = _source_text(suggestion)
+def create_ticket(
+    suggestion: Suggestion, *, now: dt.datetime, source_text: str = ""
+) -> ExecutorOutcome:
+    """Open a support ticket holding the customer's own words (``source_text``)."""
+    description = source_text
     subject = " ".join(description.split())[:TICKET_SUBJECT_CHARS] or "Support request from chat"
     ticket = SupportTicket.objects.create(
         suggestion=suggestion,
@@ -92,21 +98,6 @@ def create_ticket(suggestion: Suggestion, *, now: dt.datetime) -> ExecutorOutcom
         message=f"Ticket {ticket.reference} created",
         result={"ticket_id": ticket.pk, "reference": ticket.reference},
     )
-
-
-def _source_text(suggestion: Suggestion) -> str:
-    if not suggestion.source_message_id:
-        return ""
-    source = (
-        Message.objects.filter(
-            conversation_id=suggestion.conversation_id,
-            message_id=suggestion.source_message_id,
-            role=Message.Role.USER,
-        )
-        .order_by("created_at")
-        .first()
-    )
-    return source.text if source else ""
 
 
 EXECUTORS: dict[str, Callable[..., ExecutorOutcome]] = {

@@ -20,6 +20,7 @@ import datetime as dt
 import logging
 import secrets
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from django.conf import settings
@@ -84,10 +85,16 @@ def suggestion_create(
 
 
 def suggestion_confirm(
-    *, suggestion_id: str, conversation_id: uuid.UUID, now: dt.datetime | None = None
+    *,
+    suggestion_id: str,
+    conversation_id: uuid.UUID,
+    now: dt.datetime | None = None,
+    source_text: Callable[[str], str] | None = None,
 ) -> ActionResult:
     """Run the suggestion's action if this is its first confirm within the window.
 
+    ``source_text`` gives the text of the conversation's message with a given
+    id (the chat's); the executor gets the one that asked for the action.
     Raises ``SuggestionNotFound`` for an unknown id or another conversation's.
     """
     now = now or timezone.now()
@@ -96,7 +103,7 @@ def suggestion_confirm(
     )
     if execution is None:
         return answer
-    return _execute(execution=execution, now=now)
+    return _execute(execution=execution, now=now, source_text=source_text)
 
 
 def suggestion_reject(
@@ -191,10 +198,14 @@ def _duplicate(suggestion: Suggestion) -> ActionResult:
     return ActionResult(success=success, ignored=True, message=MSG_ALREADY_EXECUTED)
 
 
-def _execute(*, execution: Execution, now: dt.datetime) -> ActionResult:
+def _execute(
+    *, execution: Execution, now: dt.datetime, source_text: Callable[[str], str] | None
+) -> ActionResult:
     """Run the executor for a committed claim and record what happened, once."""
     suggestion = execution.suggestion
     executor = EXECUTORS[suggestion.action]
+    source_id = suggestion.source_message_id
+    asked = source_text(source_id) if source_text is not None and source_id else ""
     try:
         with transaction.atomic():
             # Lock order: the suggestion row first, as every confirm does. PostgreSQL
@@ -202,7 +213,7 @@ def _execute(*, execution: Execution, now: dt.datetime) -> ActionResult:
             # without this lock a duplicate confirm holding the row and waiting for the
             # execution row would deadlock with us. Duplicates now wait for the result.
             Suggestion.objects.select_for_update().values_list("pk").get(pk=suggestion.pk)
-            outcome = executor(suggestion, now=now)
+            outcome = executor(suggestion, now=now, source_text=asked)
             Execution.objects.filter(pk=execution.pk).update(
                 status=Execution.Status.SUCCEEDED,
                 success=True,

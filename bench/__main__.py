@@ -25,7 +25,6 @@ import json
 import os
 import platform
 import pstats
-import resource
 import shutil
 import signal
 import subprocess
@@ -38,7 +37,8 @@ from pathlib import Path
 
 import psutil
 
-from bench import report
+from bench import patches, report
+from bench.limits import raise_open_files_limit
 from bench.servers import CHANNELS_FLOOR, KINDS, PRODUCT, Server, Workspace, serve
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -76,9 +76,14 @@ def parse_args(argv=None):
         "--out", type=Path, help="JSON file (bench/results/latest.json, quick.json with --quick)"
     )
     parser.add_argument("--keep", action="store_true", help="keep the work directory (logs)")
+    parser.add_argument(
+        "--patches",
+        default="",
+        help="server patch settings to measure on and off (bench.patches), e.g. GC_TUNING",
+    )
     args = parser.parse_args(argv)
     quick = args.quick
-    args.scenarios = sorted(set(args.scenario or [1, 2, 3, 4]))
+    args.scenarios = sorted(set(args.scenario or ([] if args.patches else [1, 2, 3, 4])))
     args.client_counts = [
         int(n) for n in (args.clients or ("50,100" if quick else "200,500,1000")).split(",")
     ]
@@ -89,14 +94,6 @@ def parse_args(argv=None):
     args.chunks = args.chunks or (2000 if quick else 10_000)
     args.out = args.out or ROOT / "bench" / "results" / ("quick.json" if quick else "latest.json")
     return args
-
-
-def raise_open_files_limit(needed: int) -> None:
-    """Servers and clients inherit it: 1000 sockets each need more than some defaults."""
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    if soft != resource.RLIM_INFINITY and soft < needed:
-        target = needed if hard == resource.RLIM_INFINITY else min(needed, hard)
-        resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
 
 
 def product_commit() -> str:
@@ -515,7 +512,7 @@ def main(argv=None) -> None:
     try:
         log(f"preparing the product database in {workdir}")
         ws.prepare()
-        needs_servers = {1, 2, 4} & set(args.scenarios) or args.profile
+        needs_servers = {1, 2, 4} & set(args.scenarios) or args.profile or args.patches
         if needs_servers:
             record_turn(ws)
             meta["frames"], meta["response_text"] = ws.frames, ws.response.get("text")
@@ -527,6 +524,8 @@ def main(argv=None) -> None:
             results["scenario3"] = scenario_grounding(args)
         if 4 in args.scenarios:
             results["scenario4"] = scenario_actions(ws, args)
+        if args.patches:
+            results["patches"] = patches.patch_runs(ws, args, load_run, measured, log)
         if args.profile:
             args.out.parent.mkdir(parents=True, exist_ok=True)
             results["profile"] = profile_runs(ws, args, args.out.parent)
@@ -545,6 +544,8 @@ def main(argv=None) -> None:
     args.out.write_text(json.dumps(results, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
 
     print(report.table(rows))
+    if "patches" in results:
+        print(patches.table(results["patches"]))
     if "profile" in results:
         print_profiles(results["profile"])
     print(

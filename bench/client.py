@@ -34,6 +34,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, WebSocketException
 
 from bench.floors.schedule import token_count
+from bench.limits import raise_open_files_limit
 from bench.stats import summary_ms
 
 QUESTION = "Vad kostar premium?"
@@ -358,13 +359,6 @@ def parse_args(argv=None):
     if args.mode == "actions" and args.action_mode is None:
         parser.error("actions needs --mode distinct or --mode shared")
     return args
-
-
-def raise_open_files_limit(needed: int) -> None:
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    if soft != resource.RLIM_INFINITY and soft < needed:
-        target = needed if hard == resource.RLIM_INFINITY else min(needed, hard)
-        resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
 
 
 def main(argv=None) -> None:

@@ -87,9 +87,10 @@ def _daphne(application: str, port: int, profile_to: Path | None) -> list[str]:
     ]
 
 
-def _command_and_env(kind: str, ws: Workspace, port: int, delay_ms: int, profile_to):
+def _command_and_env(kind: str, ws: Workspace, port: int, delay_ms: int, profile_to, settings):
     if kind == PRODUCT:
         env = product_env(
+            **settings,
             DATABASE_URL=f"sqlite:///{ws.fresh_db()}",
             LLM_TOKEN_DELAY_MS=str(delay_ms),
             # Every per-connection and per-address limit off: one address, many clients.
@@ -117,10 +118,20 @@ def _command_and_env(kind: str, ws: Workspace, port: int, delay_ms: int, profile
 
 
 @contextmanager
-def serve(kind: str, ws: Workspace, *, delay_ms: int, profile_to: Path | None = None):
-    """Run one server on a free loopback port; yields a ``Server``, stops it afterwards."""
+def serve(
+    kind: str,
+    ws: Workspace,
+    *,
+    delay_ms: int,
+    profile_to: Path | None = None,
+    settings: dict[str, str] | None = None,
+):
+    """Run one server on a free loopback port; yields a ``Server``, stops it afterwards.
+
+    ``settings``: environment variables for the product (e.g. ``GC_TUNING="0"``).
+    """
     port = free_port()
-    command, env = _command_and_env(kind, ws, port, delay_ms, profile_to)
+    command, env = _command_and_env(kind, ws, port, delay_ms, profile_to, settings or {})
     log = ws.root / f"{kind.replace(' ', '-')}-{port}.log"
     with log.open("wb") as log_file:
         proc = subprocess.Popen(

@@ -13,6 +13,7 @@ from chat import texts
 from chat.action_cards import PHONE_ACTIONS, card, suggestion_frame
 from chat.asyncdb import off_loop
 from chat.context import ConversationContext
+from chat.selectors import user_message_text
 from chat.services import conversation_touch
 from grounding.phones import first_phone
 
@@ -79,7 +80,13 @@ def _give_phone(*, context: ConversationContext, suggestion_id: str, phone: str)
 def _confirm(*, context: ConversationContext, suggestion_id: str, phone: str = "") -> dict:
     """Run the suggestion (a callback or SMS only with a valid number); result and card."""
     _give_phone(context=context, suggestion_id=suggestion_id, phone=phone)
-    result = actions.suggestion_confirm(suggestion_id=suggestion_id, conversation_id=context.id)
+    result = actions.suggestion_confirm(
+        suggestion_id=suggestion_id,
+        conversation_id=context.id,
+        source_text=lambda message_id: user_message_text(
+            conversation_id=context.id, message_id=message_id
+        ),
+    )
     return {
         "result": result.as_dict(),
         "card": _card(context=context, suggestion_id=suggestion_id),

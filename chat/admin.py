@@ -16,8 +16,8 @@ from django.urls import path, reverse
 from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 
+from actions.admin_tools import ReadOnlyAdminMixin, ReadOnlyInline, export_jsonl, timeline_link
 from chat import gaps, selectors, services
-from chat.admin_tools import ReadOnlyAdminMixin, ReadOnlyInline, export_jsonl, timeline_link
 from chat.models import (
     AnswerReview,
     Conversation,

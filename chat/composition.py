@@ -12,6 +12,7 @@ Built once per process and kept; rebuilt only when a setting that shapes it
 changes (the tests override settings).
 """
 
+import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from functools import cache
@@ -19,17 +20,18 @@ from types import ModuleType
 
 from django.conf import settings
 
-from chat import action_calls, admission, audit
+from chat import action_calls, admission, audit, metrics
 from chat.asyncdb import off_loop
 from chat.context import ConversationContext
 from chat.edge import ConnectionsByAddress
-from chat.lifecycle import LiveConnections
 from chat.llm import LLMBackend, get_backend
 from chat.pipeline import TurnServices
 from chat.selectors import conversation_context
 from chat.services import feedback_create
-from config import metrics
+from chat.shutdown import LiveConnections
 from grounding.selectors import acurrent_index, arefresh_index
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,6 +100,12 @@ def turn_services() -> TurnServices:
 def live_connections() -> LiveConnections:
     """The open chat connections of this process (for a graceful shutdown)."""
     return _live
+
+
+async def shut_down_connections() -> None:
+    """End every chat connection of this process cleanly (``SERVER_SHUTDOWN_HOOK``)."""
+    closed = await _live.shut_down()
+    logger.info("Shutdown: closed %d chat connections", closed)
 
 
 def connections_by_address() -> ConnectionsByAddress:

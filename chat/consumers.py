@@ -28,12 +28,12 @@ from chat import protocol, texts
 from chat.action_calls import PhoneProblem, SuggestionNotFound
 from chat.composition import ChatServices, chat_services
 from chat.edge import client_address
+from chat.logcontext import bind_conversation
 from chat.pipeline import Turn
 from chat.protocol import ErrorCode, ProtocolError, error_frame
 from chat.ratelimit import limiter_from_setting
 from chat.services import MessageNotFound
 from chat.turns import TurnRunner
-from config.logging import bind_conversation
 from grounding.broadcast import KB_GROUP
 
 logger = logging.getLogger(__name__)
@@ -225,7 +225,7 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         """A reindex committed somewhere: load the new index now, not on the next question."""
         await self.services.refresh_index(version=event["version"])
 
-    # -- server shutdown (chat.lifecycle) --------------------------------------
+    # -- server shutdown (chat.shutdown) ----------------------------------------
 
     async def shut_down(self) -> None:
         """Server shutdown: stop the stream (recorded as interrupted), say so, close 1001."""

@@ -5,8 +5,9 @@ from dataclasses import dataclass, field
 from django.conf import settings
 from django.db.models import F
 
+from actions.models import Suggestion
 from chat.context import ConversationContext
-from chat.models import Conversation, Feedback, Message
+from chat.models import Conversation, Feedback, Handoff, HandoffEvent, Message
 
 
 def conversation_for_session(*, session_key: str) -> Conversation | None:
@@ -88,8 +89,6 @@ class TimelineTurn:
 
 def conversation_timeline(*, conversation: Conversation) -> list[TimelineTurn]:
     """The conversation's turns in order: question, answer, actions and feedback of each."""
-    from actions.models import Suggestion
-
     messages = list(
         conversation.messages.select_related("review__reviewed_by", "review__assignee")
         .prefetch_related("feedback")
@@ -139,8 +138,6 @@ def unanswered_questions(*, since, until) -> list[dict]:
 
 def handoff_position(*, handoff) -> int | None:
     """The handoff's place in the waiting queue (1 = next), None when it is not waiting."""
-    from chat.models import Handoff
-
     if handoff.status != Handoff.Status.WAITING:
         return None
     return (
@@ -154,8 +151,6 @@ def handoff_position(*, handoff) -> int | None:
 
 def handoff_owned(*, conversation_id) -> bool:
     """Whether a person owns the conversation now (the agent must send nothing)."""
-    from chat.models import Handoff
-
     return Handoff.objects.filter(
         conversation_id=conversation_id, status=Handoff.Status.ACTIVE
     ).exists()
@@ -163,8 +158,6 @@ def handoff_owned(*, conversation_id) -> bool:
 
 def handoff_queue() -> list[dict]:
     """Waiting and active handoffs as the staff console lists them, oldest request first."""
-    from chat.models import Handoff
-
     items = []
     position = 0
     handoffs = (
@@ -197,8 +190,6 @@ def handoff_queue() -> list[dict]:
 
 def handoff_history(*, conversation_id) -> list[dict]:
     """What staff read when they take a conversation: every message and handoff event in order."""
-    from chat.models import HandoffEvent
-
     rows = [
         {
             "role": message.role,
@@ -230,3 +221,15 @@ def handoff_history(*, conversation_id) -> list[dict]:
 def handoff_events(*, conversation) -> list:
     """The conversation's handoff events in order, for the timeline."""
     return list(conversation.handoff_events.select_related("staff").order_by("created_at", "id"))
+
+
+def user_message_text(*, conversation_id, message_id: str) -> str:
+    """The text of the conversation's user message ``message_id``; "" when there is none."""
+    source = (
+        Message.objects.filter(
+            conversation_id=conversation_id, message_id=message_id, role=Message.Role.USER
+        )
+        .order_by("created_at")
+        .first()
+    )
+    return source.text if source else ""

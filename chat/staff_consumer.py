@@ -13,6 +13,7 @@ from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
 from chat import handoff
 from chat.asyncdb import off_loop
+from chat.models import Handoff
 from chat.selectors import handoff_history, handoff_queue
 
 PERMISSION = "chat.handle_handoff"
@@ -31,8 +32,6 @@ def may_handle_handoffs(user) -> bool:
 
 
 def _owned_conversations(user) -> list[str]:
-    from chat.models import Handoff
-
     return [
         str(pk)
         for pk in Handoff.objects.filter(status=Handoff.Status.ACTIVE, taken_by=user).values_list(

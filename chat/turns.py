@@ -22,9 +22,9 @@ from collections.abc import Awaitable, Callable
 from contextlib import aclosing, suppress
 
 from chat.events import StreamEnd
+from chat.logcontext import bind_turn
 from chat.pipeline import Turn
 from chat.protocol import ErrorCode, error_frame
-from config.logging import bind_turn
 
 logger = logging.getLogger(__name__)
 

@@ -7,6 +7,7 @@ from django.utils import timezone
 from django.utils.translation import get_language
 from django.views.decorators.http import require_GET
 
+from actions.selectors import suggestions_for_conversation
 from chat import texts
 from chat.action_cards import suggestion_frame
 from chat.selectors import conversation_for_session, conversation_transcript
@@ -52,8 +53,6 @@ def chat_history(request: HttpRequest) -> JsonResponse:
         return JsonResponse(
             {"conversationId": None, "messages": [], "suggestions": [], "actions": []}
         )
-    from actions.selectors import suggestions_for_conversation
-
     now = timezone.now()
     language = get_language() or conversation.language
     cards = [

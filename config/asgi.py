@@ -1,4 +1,8 @@
-"""ASGI entry point: HTTP for the page and the admin, WebSocket for the chat."""
+"""ASGI entry point: HTTP for the page and the admin, WebSocket for the chat.
+
+Any ASGI server runs it unmodified (``daphne``, ``uvicorn``); what is specific
+to daphne is installed by ``python -m config.serve`` only (``config.server``).
+"""
 
 import os
 
@@ -10,10 +14,6 @@ django_asgi_app = get_asgi_application()
 
 from channels.routing import ProtocolTypeRouter  # noqa: E402
 
-from config import daphne_guard, shutdown  # noqa: E402
 from config.websocket import websocket_application  # noqa: E402
-
-daphne_guard.install()
-shutdown.install()
 
 application = ProtocolTypeRouter({"http": django_asgi_app, "websocket": websocket_application()})

@@ -1,38 +1,39 @@
-"""Serve the product: daphne on uvloop. ``make run`` and the live tests start it.
+"""Serve the product: daphne, with this deployment's server patches. ``make run`` starts it.
 
     python -m config.serve -b 127.0.0.1 -p 8787 config.asgi:application
 
-Daphne's own command line, unchanged; the one difference is the asyncio
-event loop under daphne's Twisted reactor: uvloop (libuv) instead of the
-standard selector loop, which spends less CPU on every timer, wake-up and
-socket write (``make bench``: about a fifth less CPU per streamed turn).
-Once the reactor runs (the application is loaded by then) the garbage
-collector is tuned from the settings (``config.gc_tuning``). Plain
-``daphne ... config.asgi:application`` still serves the same product, with
-Python's default loop and collector.
+Daphne's own command line, unchanged. This is the one place the server
+patches of ``config.server`` are installed (each behind its setting; the
+table and the measured worth of each: ``config.server`` and the README):
+the event loop under daphne's Twisted reactor (uvloop), daphne's WebSocket
+send and close paths, the garbage collector once the reactor runs (the
+application is loaded by then), and the graceful SIGTERM. Plain ``daphne
+... config.asgi:application`` and ``uvicorn config.asgi:application`` serve
+the same product without any of them.
 """
 
 import asyncio
+import os
 import sys
 
-
-def use_uvloop() -> None:
-    """Make new event loops uvloop loops (must run before daphne is imported)."""
-    import uvloop
-
-    asyncio.set_event_loop_policy(uvloop.EventLoopPolicy())
+import django
+import uvloop
+from django.conf import settings
 
 
 def main(argv: list[str] | None = None) -> None:
-    use_uvloop()
-    # daphne.server creates the reactor's event loop when it is imported.
-    from daphne.cli import CommandLineInterface
-    from twisted.internet import reactor
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    uvloop_on = getattr(settings, "SERVER_UVLOOP", True)
+    if uvloop_on:
+        asyncio.set_event_loop_policy(uvloop.EventLoopPolicy())
+    django.setup()  # (imports daphne's app: after the event loop policy)
+    # Imported only now, the one import placed for order: daphne creates the
+    # reactor's event loop when it is imported.
+    from config.server import daphne_server
 
-    from config import gc_tuning
-
-    reactor.callWhenRunning(gc_tuning.tune_from_settings)
-    CommandLineInterface().run(sys.argv[1:] if argv is None else argv)
+    daphne_server.run(
+        sys.argv[1:] if argv is None else argv, installed=["SERVER_UVLOOP"] if uvloop_on else []
+    )
 
 
 if __name__ == "__main__":

@@ -211,12 +211,18 @@ WS_CLOSE_FRAME_BYTES = env.int("WS_CLOSE_FRAME_BYTES", default=256 * 1024)
 WS_FLOOD_LIMIT = env("WS_FLOOD_LIMIT", default="400/10")
 # Open WebSocket connections per client address and process (0: no limit).
 WS_MAX_CONNECTIONS_PER_IP = env.int("WS_MAX_CONNECTIONS_PER_IP", default=50)
-# Bytes a connection may have waiting to be sent before a slow reader is dropped.
-WS_MAX_SEND_BUFFER_BYTES = env.int("WS_MAX_SEND_BUFFER_BYTES", default=4 * 1024 * 1024)
 # Turns that may start per pass of the event loop; streams in progress go first
 # (chat/admission.py). 0: no limit.
 TURN_STARTS_PER_PASS = env.int("TURN_STARTS_PER_PASS", default=1)
-# The garbage collector's pauses stop every stream (config/gc_tuning.py).
+# Server patches, installed by `python -m config.serve` only (config/server/; what
+# each is worth: the README's "Server patches" table). Plain daphne and uvicorn
+# serve the product without them.
+SERVER_UVLOOP = env.bool("SERVER_UVLOOP", default=True)
+SERVER_CLOSE_CODES = env.bool("SERVER_CLOSE_CODES", default=True)
+GC_TUNING = env.bool("GC_TUNING", default=True)
+# Awaited on SIGTERM before the server stops (config/server/shutdown.py).
+SERVER_SHUTDOWN_HOOK = "chat.composition.shut_down_connections"
+# The garbage collector's pauses stop every stream (config/server/gc_tuning.py).
 GC_FREEZE = env.bool("GC_FREEZE", default=True)
 GC_FULL_COLLECTION_SECONDS = env.float("GC_FULL_COLLECTION_SECONDS", default=60.0)
 GC_YOUNG_THRESHOLD = env.int("GC_YOUNG_THRESHOLD", default=10_000)

@@ -2,8 +2,8 @@ from django.contrib import admin
 from django.urls import include, path
 
 from chat import views
+from chat.metrics import metrics_view
 from config.health import healthz
-from config.metrics import metrics_view
 from grounding.preview import retrieval_preview
 
 urlpatterns = [

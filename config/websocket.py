@@ -1,8 +1,14 @@
 """The WebSocket side of the ASGI application: origin check, session key, routes."""
 
+from channels.auth import AuthMiddlewareStack
+from channels.routing import URLRouter
 from channels.security.websocket import OriginValidator
 from django.conf import settings
 from django.http.cookie import parse_cookie
+from django.urls import path
+
+from chat.consumers import ChatConsumer
+from chat.staff_consumer import StaffConsumer
 
 
 class BrowserOriginValidator(OriginValidator):
@@ -56,11 +62,21 @@ def allowed_origins() -> list[str]:
     return hosts
 
 
+def staff_application():
+    """The staff socket: the Django session's user, and an Origin header is required."""
+    return OriginValidator(AuthMiddlewareStack(StaffConsumer.as_asgi()), allowed_origins())
+
+
+def websocket_urlpatterns() -> list:
+    return [
+        path("ws/chat/", ChatConsumer.as_asgi()),
+        path("ws/staff/", staff_application()),
+        # Clients written against the seed connect to the root.
+        path("", ChatConsumer.as_asgi()),
+    ]
+
+
 def websocket_application():
-    from channels.routing import URLRouter
-
-    from chat.routing import websocket_urlpatterns
-
     return BrowserOriginValidator(
-        SessionKeyMiddleware(URLRouter(websocket_urlpatterns)), allowed_origins()
+        SessionKeyMiddleware(URLRouter(websocket_urlpatterns())), allowed_origins()
     )

@@ -8,6 +8,7 @@ import os
 import socket
 import subprocess
 import sys
+import textwrap
 import time
 from contextlib import contextmanager
 from pathlib import Path
@@ -75,28 +76,42 @@ def wait_for_port(
     raise TimeoutError(f"server did not listen on {port}")
 
 
-@contextmanager
+APPLICATION = "config.asgi:application"
+# How each server is started on 127.0.0.1:{port}: ``make run``'s (daphne with the
+# server patches), plain daphne, and uvicorn.
+SERVER_COMMANDS = {
+    "config.serve": ["-m", "config.serve", "-b", "127.0.0.1", "-p", "{port}", APPLICATION],
+    "daphne": ["-m", "daphne", "-b", "127.0.0.1", "-p", "{port}", APPLICATION],
+    "uvicorn": ["-m", "uvicorn", "--host", "127.0.0.1", "--port", "{port}", APPLICATION],
+}
+
+
 def daphne_server(env: dict, port: int | None = None, *, log_path: Path | None = None):
     """Run the product on 127.0.0.1 as ``make run`` does; yields ``(port, process)``.
 
-    Daphne on uvloop (``config.serve``); stopped afterwards.
+    Daphne with the server patches (``config.serve``); stopped afterwards.
+    """
+    return asgi_server(env, port, log_path=log_path, server="config.serve")
 
-    With ``log_path`` the product's log (daphne's stderr) is appended to that
+
+@contextmanager
+def asgi_server(
+    env: dict,
+    port: int | None = None,
+    *,
+    log_path: Path | None = None,
+    server: str = "config.serve",
+):
+    """Run the product under ``server`` (a key of ``SERVER_COMMANDS``); yields ``(port, process)``.
+
+    With ``log_path`` the product's log (the server's stderr) is appended to that
     file, so a failing test can show it and a chatty server never fills a pipe.
     """
     port = port or free_port()
     log = open(log_path, "ab") if log_path is not None else None  # noqa: SIM115
+    arguments = [part.format(port=port) for part in SERVER_COMMANDS[server]]
     proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "config.serve",
-            "-b",
-            "127.0.0.1",
-            "-p",
-            str(port),
-            "config.asgi:application",
-        ],
+        [sys.executable, *arguments],
         cwd=ROOT,
         env=env,
         stdout=subprocess.DEVNULL,
@@ -115,3 +130,16 @@ def daphne_server(env: dict, port: int | None = None, *, log_path: Path | None =
                 proc.wait()
         if log is not None:
             log.close()
+
+
+def run_python(code: str) -> str:
+    """Run ``code`` in a fresh interpreter of the project (for process-wide effects); its stdout."""
+    done = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    return done.stdout.strip()

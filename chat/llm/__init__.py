@@ -5,6 +5,8 @@ from functools import cache
 from django.conf import settings
 
 from chat.llm.base import Exchange, LLMBackend, LLMError, LLMRequest
+from chat.llm.mock import MockBackend
+from chat.llm.openai import OpenAIBackend
 
 __all__ = ["Exchange", "LLMBackend", "LLMError", "LLMRequest", "get_backend"]
 
@@ -18,11 +20,7 @@ def get_backend() -> LLMBackend:
 def _backend(name: str, base_url: str, model: str) -> LLMBackend:
     # Keyed by the settings that shape it, so tests that override them get a fresh one.
     if name == "mock":
-        from chat.llm.mock import MockBackend
-
         return MockBackend()
     if name == "openai":
-        from chat.llm.openai import OpenAIBackend
-
         return OpenAIBackend.from_settings()
     raise ValueError(f"Unknown LLM_BACKEND {name!r}: use 'mock' or 'openai'.")

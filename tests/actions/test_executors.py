@@ -4,7 +4,7 @@ from actions import executors
 from actions.executors import ActionFailed, create_ticket, schedule_callback, send_sms
 from actions.models import ActionType, CallbackRequest, SmsMessage, SupportTicket
 from actions.services import suggestion_create
-from chat.models import Language, Message
+from chat.models import Language
 from tests.actions.conftest import T0
 
 pytestmark = pytest.mark.django_db
@@ -77,16 +77,12 @@ def test_send_sms_without_number_fails_clearly(conversation, sms_outbox):
     assert sms_outbox == []
 
 
-def test_create_ticket_uses_source_message_and_reference(conversation):
+def test_create_ticket_holds_the_source_text_and_a_reference(conversation):
     """The ticket holds the customer's message and gets a T-000042 style reference."""
-    Message.objects.create(
-        conversation=conversation,
-        role=Message.Role.USER,
-        message_id="m-7",
-        text="Skapa ärende: fakturan är fel, ring +46 70 123 45 67",
-    )
     s = suggestion(conversation, "create_ticket", source_message_id="m-7")
-    outcome = create_ticket(s, now=T0)
+    outcome = create_ticket(
+        s, now=T0, source_text="Skapa ärende: fakturan är fel, ring +46 70 123 45 67"
+    )
     ticket = SupportTicket.objects.get()
     assert ticket.reference == f"T-{ticket.pk:06d}"
     assert outcome.message == f"Ticket {ticket.reference} created"

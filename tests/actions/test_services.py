@@ -247,7 +247,7 @@ def test_failing_executor_is_recorded_and_never_retried(conversation, monkeypatc
     """An executor that raises gives a failed execution; later confirms do not run it again."""
     calls = []
 
-    def explode(suggestion, *, now):
+    def explode(suggestion, *, now, source_text=""):
         calls.append(suggestion)
         CallbackRequest.objects.create(
             suggestion=suggestion, conversation=suggestion.conversation, created_at=now

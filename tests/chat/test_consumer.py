@@ -529,3 +529,20 @@ async def test_the_consumer_takes_its_services_from_as_asgi():
     assert ack == {"type": "feedback_received", "messageId": "anything", "rating": "up"}
     assert seen == ["anything"]
     await ws.disconnect()
+
+
+async def test_a_ticket_confirmed_in_the_chat_holds_the_message_that_asked_for_it():
+    """The chat hands the actions app the customer's own words for the ticket."""
+    from asgiref.sync import sync_to_async
+
+    from actions.models import SupportTicket
+
+    ws = await open_socket()
+    text = "Skapa ärende: fakturan är fel"
+    sid = (await run_turn(ws, text, message_id="t-1"))[-1]["suggestionId"]
+    await audit.drain()
+    await ws.send_json_to({"type": "confirm_action", "suggestionId": sid})
+    assert (await ws.receive_json_from(timeout=5))["result"]["success"] is True
+    ticket = await sync_to_async(SupportTicket.objects.get)()
+    assert ticket.description == text
+    await ws.disconnect()

@@ -3,7 +3,6 @@
 import asyncio
 import json
 import socket
-import time
 
 import pytest
 from hypothesis import given
@@ -155,12 +154,10 @@ async def test_closing_the_stream_closes_the_provider_connection(server, make_ba
     stream = make_backend().stream(question())
     assert await anext(stream) == "ord "
 
-    closed_at = time.monotonic()
     await stream.aclose()
 
     assert await server.client_close(timeout=1.0)
     [sent] = server.requests
-    assert sent.client_closed_at - closed_at < 0.3
     assert not sent.finished
     assert sent.deltas_sent < 5
 
@@ -173,13 +170,11 @@ async def test_cancelling_the_reader_task_closes_the_provider_connection(server,
     while not received:
         await asyncio.sleep(0.01)
 
-    cancelled_at = time.monotonic()
     reader.cancel()
     with pytest.raises(asyncio.CancelledError):
         await reader
 
     assert await server.client_close(timeout=1.0)
-    assert server.requests[0].client_closed_at - cancelled_at < 0.3
     assert server.requests[0].deltas_sent < 5
 
 
@@ -279,12 +274,10 @@ async def test_no_answer_before_the_first_token_timeout(server, make_backend):
     """A provider that never answers: timeout per attempt, retried, then ``LLMError``."""
     server.default_reply = Reply(hang=True)
     backend = make_backend(first_token_timeout=0.2, max_retries=1)
-    started = time.monotonic()
 
     with pytest.raises(LLMError, match=r"no answer from .* within 0.2 s"):
         await collect(backend, question())
 
-    assert time.monotonic() - started < 1.5
     assert len(server.requests) == 2
     assert await server.client_close(timeout=1.0, count=2)
 
@@ -317,13 +310,11 @@ async def test_total_timeout_bounds_the_whole_answer(server, make_backend):
     server.default_reply = Reply(deltas=("ord ",) * 30, delay=0.05)
     backend = make_backend(first_token_timeout=1.0, total_timeout=0.4)
     received: list[str] = []
-    started = time.monotonic()
 
     with pytest.raises(LLMError, match=r"took longer than 0.4 s"):
         await collect(backend, question(), into=received)
 
     assert 0 < len(received) < 30
-    assert time.monotonic() - started < 1.0
     assert len(server.requests) == 1
 
 

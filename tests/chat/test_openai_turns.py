@@ -1,7 +1,6 @@
 """Chat turns through the WebSocket with LLM_BACKEND=openai against a fake provider."""
 
 import json
-import time
 
 import pytest
 from asgiref.sync import sync_to_async
@@ -22,7 +21,8 @@ async def provider(settings):
         settings.LLM_BACKEND = "openai"
         settings.LLM_BASE_URL = server.base_url
         settings.LLM_MODEL = "fake-model"
-        settings.LLM_FIRST_TOKEN_TIMEOUT = 0.5
+        # Generous: a first request on a busy machine (connection set-up) must not time out.
+        settings.LLM_FIRST_TOKEN_TIMEOUT = 2.0
         settings.LLM_MAX_RETRIES = 0
         _backend.cache_clear()
         yield server
@@ -69,18 +69,17 @@ async def test_wrong_number_from_the_provider_never_reaches_a_frame(provider):
 
 
 async def test_cancel_closes_the_provider_stream_at_once(provider):
-    """Cancel during a slow stream: stream_end{cancelled} within 100 ms, provider sees the close."""
+    """Cancel during a slow stream: stream_end{cancelled} before any later token, provider closed.
+
+    The provider sends a token every 0.2 s: a cancel that waited for the next one would show it.
+    """
     provider.enqueue(Reply.from_text("Premium kostar mycket mer än du tror idag.", delay=0.2))
     ws = await open_socket()
     await ws.send_json_to({"type": "message", "id": "m1", "text": "Vad kostar premium?"})
     assert (await ws.receive_json_from(timeout=5))["type"] == "stream"
-    started = time.monotonic()
     await ws.send_json_to({"type": "cancel"})
-    while (frame := await ws.receive_json_from(timeout=5))["type"] != "stream_end":
-        pass
-    elapsed = time.monotonic() - started
-    assert frame["reason"] == "cancelled"
-    assert elapsed < 0.1, elapsed
+    frame = await ws.receive_json_from(timeout=5)
+    assert frame == {"type": "stream_end", "reason": "cancelled", "messageId": "m1"}
     assert await provider.client_close(timeout=1.0)
     await ws.disconnect()
 

@@ -5,28 +5,22 @@ from hypothesis import strategies as st
 
 from chat.llm.base import Exchange, LLMRequest
 from chat.llm.prompt import (
+    INSTRUCTIONS,
     assemble,
     build_messages,
     estimate_messages_tokens,
     estimate_tokens,
     prompt_language,
 )
+from chat.texts import NO_SUPPORT, localized
 from grounding.snippets import Snippet
 
 PRICING = Snippet("kb/pricing.md", "## Priser\nBasic: 99 kr/månad\n", 3, heading="Priser")
 CONTACT = Snippet("kb/contact.md", "Ring 08-123 45 67.", 1)
 
+# The rules are the prompt module's own (INSTRUCTIONS); what is pinned here is the layout.
 SWEDISH_SYSTEM = (
-    "Du är kundtjänstassistent för företaget. Svara på svenska.\n"
-    "Regler:\n"
-    "- Svara endast utifrån den numrerade kontexten nedan, aldrig utifrån annan kunskap.\n"
-    "- Skriv varje tal (priser, telefonnummer, datum, tider, procentsatser) exakt som "
-    "kontexten skriver det. Räkna inte om, avrunda inte och hitta aldrig på tal.\n"
-    "- Om kontexten inte besvarar frågan, svara exakt: Jag hittar inget stöd i kunskapsbasen.\n"
-    "- Skriv inga webbadresser eller länkar.\n"
-    "- Hänvisa inte till kontextens nummer, som [1].\n"
-    "- Svara kort och vänligt.\n"
-    "\n"
+    INSTRUCTIONS["sv"] + "\n\n"
     "Kontext:\n"
     "[1] kb/pricing.md (Priser)\n"
     "## Priser\n"
@@ -36,22 +30,14 @@ SWEDISH_SYSTEM = (
     "Ring 08-123 45 67."
 )
 
-ENGLISH_SYSTEM = (
-    "You are the company's customer support assistant. Answer in English.\n"
-    "Rules:\n"
-    "- Answer only from the numbered context below, never from other knowledge.\n"
-    "- Write every number (prices, phone numbers, dates, times, percentages) exactly as "
-    "the context writes it. Do not convert, round or invent numbers.\n"
-    "- If the context does not answer the question, answer exactly: "
-    "I couldn't find any references to this in the knowledge base.\n"
-    "- Do not write URLs or links.\n"
-    "- Do not refer to the context numbers, such as [1].\n"
-    "- Keep the answer short and friendly.\n"
-    "\n"
-    "Context:\n"
-    "[1] kb/contact.md\n"
-    "Ring 08-123 45 67."
-)
+ENGLISH_SYSTEM = INSTRUCTIONS["en"] + "\n\nContext:\n[1] kb/contact.md\nRing 08-123 45 67."
+
+
+def test_the_rules_answer_no_support_with_the_chats_own_sentence():
+    """The sentence the LLM is told to use is the one the chat shows without support."""
+    for language in ("sv", "en"):
+        assert localized(NO_SUPPORT, language) in INSTRUCTIONS[language]
+    assert "Svara på svenska" in INSTRUCTIONS["sv"] and "Answer in English" in INSTRUCTIONS["en"]
 
 
 def exchanges(count: int) -> list[Exchange]:

@@ -39,14 +39,26 @@ class ScriptedTurn:
 class Client:
     def __init__(self):
         self.frames: list[dict] = []
+        self.first = asyncio.Event()  # set once a frame went out
 
     async def send(self, frame: dict) -> None:
         self.frames.append(frame)
+        self.first.set()
 
     def kinds(self, message_id=None) -> list[str]:
         return [
             f["type"] for f in self.frames if message_id is None or f.get("messageId") == message_id
         ]
+
+
+async def streaming() -> tuple[Client, TurnRunner, ScriptedTurn]:
+    """A runner whose turn "m1" has sent its first frame and streams on (50 deltas, 10 ms apart)."""
+    client = Client()
+    runner = TurnRunner(client.send)
+    turn = ScriptedTurn("m1", deltas=["a"] * 50, step=0.01)
+    await runner.start(turn)
+    await client.first.wait()
+    return client, runner, turn
 
 
 async def test_a_turn_runs_to_its_response():
@@ -61,11 +73,7 @@ async def test_a_turn_runs_to_its_response():
 
 async def test_cancel_mid_stream_ends_the_stream_once_and_closes_the_turn():
     """Cancel: stream_end{cancelled}, no response; a second cancel says nothing."""
-    client = Client()
-    runner = TurnRunner(client.send)
-    turn = ScriptedTurn("m1", deltas=["a"] * 50, step=0.01)
-    await runner.start(turn)
-    await asyncio.sleep(0.03)
+    client, runner, turn = await streaming()
     await runner.cancel()
     await runner.cancel()
     assert client.frames[-1] == {"type": "stream_end", "reason": "cancelled", "messageId": "m1"}
@@ -99,10 +107,7 @@ async def test_cancel_after_stream_end_lets_the_response_arrive():
 
 async def test_a_new_turn_cancels_the_streaming_one_first():
     """The old stream's stream_end{cancelled} goes out before the new turn's first frame."""
-    client = Client()
-    runner = TurnRunner(client.send)
-    await runner.start(ScriptedTurn("m1", deltas=["a"] * 50, step=0.01))
-    await asyncio.sleep(0.02)
+    client, runner, _ = await streaming()
     await runner.start(ScriptedTurn("m2"))
     await runner.task
     first_m2 = next(i for i, f in enumerate(client.frames) if f["messageId"] == "m2")
@@ -117,11 +122,7 @@ async def test_a_new_turn_cancels_the_streaming_one_first():
 
 async def test_stop_ends_the_turn_without_a_frame():
     """The client went away: the turn is closed and nobody is written to."""
-    client = Client()
-    runner = TurnRunner(client.send)
-    turn = ScriptedTurn("m1", deltas=["a"] * 50, step=0.01)
-    await runner.start(turn)
-    await asyncio.sleep(0.02)
+    client, runner, turn = await streaming()
     sent = len(client.frames)
     await runner.stop()
     assert len(client.frames) == sent and turn.closed and not runner.running
@@ -129,11 +130,7 @@ async def test_stop_ends_the_turn_without_a_frame():
 
 async def test_interrupt_marks_the_turn_and_closes_its_stream():
     """Shutdown: the turn knows it was interrupted; the client gets stream_end{cancelled}."""
-    client = Client()
-    runner = TurnRunner(client.send)
-    turn = ScriptedTurn("m1", deltas=["a"] * 50, step=0.01)
-    await runner.start(turn)
-    await asyncio.sleep(0.02)
+    client, runner, turn = await streaming()
     await runner.interrupt()
     assert turn.interrupted and turn.closed
     assert client.frames[-1] == {"type": "stream_end", "reason": "cancelled", "messageId": "m1"}

@@ -1,22 +1,6 @@
 """Garbage-collector tuning of the served process (run in fresh interpreters: it is global)."""
 
-import subprocess
-import sys
-import textwrap
-
-from tests.live import ROOT
-
-
-def run_python(code: str) -> str:
-    done = subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(code)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=True,
-    )
-    return done.stdout.strip()
+from tests.live import run_python
 
 
 def test_freeze_and_a_clock_for_full_collections():
@@ -24,7 +8,7 @@ def test_freeze_and_a_clock_for_full_collections():
     out = run_python(
         """
         import gc
-        from config.gc_tuning import tune
+        from config.server.gc_tuning import tune
         tune(freeze=True, full_collection_seconds=60)
         print(gc.get_freeze_count() > 1000, gc.get_threshold()[2] >= 1_000_000)
         """
@@ -37,7 +21,7 @@ def test_young_collections_wait_for_the_configured_number_of_allocations():
     out = run_python(
         """
         import gc
-        from config.gc_tuning import tune
+        from config.server.gc_tuning import tune
         middle = gc.get_threshold()[1]
         tune(freeze=False, full_collection_seconds=0, young_threshold=10_000)
         print(gc.get_threshold()[:2] == (10_000, middle))
@@ -51,7 +35,7 @@ def test_garbage_that_reached_the_oldest_generation_is_still_collected():
     out = run_python(
         """
         import gc, time, weakref
-        from config.gc_tuning import tune
+        from config.server.gc_tuning import tune
 
         class Node:
             pass
@@ -83,7 +67,7 @@ def test_a_project_without_the_settings_keeps_pythons_collector():
         settings.configure()
         django.setup()
         before = gc.get_threshold()
-        from config.gc_tuning import tune_from_settings
+        from config.server.gc_tuning import tune_from_settings
         tune_from_settings()
         print(gc.get_threshold() == before, gc.get_freeze_count())
         """

@@ -17,21 +17,13 @@ from django.conf import settings
 from hypothesis import given
 from hypothesis import strategies as st
 
-from chat import audit
+from chat import audit, metrics
 from chat.composition import turn_services
 from chat.context import ConversationContext
 from chat.llm import LLMBackend, LLMError, LLMRequest
+from chat.logcontext import bind_conversation, bind_turn, current_ids, unbind_conversation
 from chat.pipeline import Turn
-from config import metrics
-from config.logging import (
-    JsonFormatter,
-    PlainFormatter,
-    TurnContextFilter,
-    bind_conversation,
-    bind_turn,
-    current_ids,
-    unbind_conversation,
-)
+from config.logging import JsonFormatter, PlainFormatter, TurnContextFilter
 
 probe = logging.getLogger("tests.config.probe")
 
@@ -157,7 +149,7 @@ def run_with_settings(env_overrides: dict[str, str]) -> str:
     code = (
         "import django, logging\n"
         "django.setup()\n"
-        "from config.logging import bind_turn\n"
+        "from chat.logcontext import bind_turn\n"
         "with bind_turn('conv-6', 'msg_6'):\n"
         "    logging.getLogger('probe').info('hello')\n"
     )

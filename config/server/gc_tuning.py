@@ -24,6 +24,8 @@ import logging
 import threading
 import time
 
+from django.conf import settings
+
 logger = logging.getLogger(__name__)
 _AUTOMATIC_FULL_OFF = 1_000_000  # gen1 collections between full ones: never, in practice
 
@@ -59,8 +61,6 @@ def _collect_every(seconds: float) -> None:
 
 def tune_from_settings() -> None:
     """``tune`` with the served project's settings (a project without them is left alone)."""
-    from django.conf import settings
-
     if not settings.configured:
         return
     tune(

@@ -1,4 +1,11 @@
-"""The chat connections of this process, so a shutdown can end them cleanly."""
+"""Graceful shutdown: the chat connections of this process, so a shutdown can end them cleanly.
+
+Whatever server runs the product awaits ``chat.composition.shut_down_connections``
+(``SERVER_SHUTDOWN_HOOK``) before it stops: each connection ends its turn
+(recorded as interrupted), tells the client and closes with 1001 (going
+away), and the audit writes are waited for. ``config.server.shutdown`` does
+it on daphne's SIGTERM.
+"""
 
 import asyncio
 import weakref

@@ -19,6 +19,7 @@ from django.views.decorators.http import require_GET
 from prometheus_client import REGISTRY, Counter, Gauge, Histogram
 from prometheus_client.exposition import choose_encoder
 
+from actions.services import MSG_EXPIRED, MSG_REJECTED
 from chat.models import Message
 
 logger = logging.getLogger("chat.turn")
@@ -105,8 +106,6 @@ def action_confirmed(result: dict) -> str:
 
 def confirm_result_label(result: dict) -> str:
     """The metric label of a confirm's ``{success, ignored, message}``."""
-    from actions.services import MSG_EXPIRED, MSG_REJECTED
-
     if result.get("ignored"):
         # A repeat of a confirm that already claimed the action, whatever came of it.
         return ALREADY_EXECUTED

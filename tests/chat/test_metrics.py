@@ -7,8 +7,8 @@ from django.conf import settings
 from prometheus_client import REGISTRY
 
 from actions.services import suggestion_confirm, suggestion_create, suggestion_reject
+from chat import metrics
 from chat.models import Conversation
-from config import metrics
 
 METRIC_NAMES = (
     "chat_connections_open",
