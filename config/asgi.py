@@ -15,5 +15,8 @@ django_asgi_app = get_asgi_application()
 from channels.routing import ProtocolTypeRouter  # noqa: E402
 
 from config.websocket import websocket_application  # noqa: E402
+from grounding.terms import warm_up  # noqa: E402
+
+warm_up()  # the checker's dictionaries, loaded before the first turn needs them
 
 application = ProtocolTypeRouter({"http": django_asgi_app, "websocket": websocket_application()})

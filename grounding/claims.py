@@ -49,8 +49,8 @@ def extract_claims(text: str, *, language: str | None = None) -> list[Claim]:
     claims = []
     for index, clause in enumerate(clauses_of(text, readings, language)):
         reading = clause.reading
-        # A later clause keeps the sentence's opening words as its lead: in "Basic har 99,5 %
-        # och svar inom 4 timmar" the 4 hours are still Basic's.
+        # A later clause keeps the sentence's opening words as its lead: in "Plan A har 99,5 %
+        # och svar inom 4 timmar" the 4 hours are still plan A's.
         lead = clause.lead if index else frozenset()
         if clause.period and reading.period is None:
             reading = reading._replace(period=clause.period)

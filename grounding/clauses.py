@@ -1,9 +1,9 @@
 """Which words of a line or sentence belong to which of its numbers.
 
 Pure: no ORM, no I/O. A line that states several numbers splits into clauses
-at a conjunction or ";" between two numbers ("... 12 barn per grupp för barn
-i åldern 1–3 år och högst 16 barn ..."); numbers with no such word between
-them share a clause ("kostar 450 kr per tillfälle, högst 10 kollin"). The
+at a conjunction or ";" between two numbers ("... 45 dagar för plan A
+och 60 dagar för plan B"); numbers with no such word between
+them share a clause ("kostar 450 kr per tillfälle, högst 10 kilo"). The
 same split serves KB lines (facts) and answer sentences (claims), so both
 sides bind words to numbers the same way.
 
@@ -11,7 +11,7 @@ sides bind words to numbers the same way.
 |---|---|
 | the clause of a number | every term of it, plus ``n:<value>`` of the clause's other numbers |
 | the lead (words before the line's first number) | its terms, without weekdays, letters and numbers (those qualify only their own clause) |
-| a compound before an amount ("dygnsavgiften 75 kr", "timtaxan") | its head's period, when the amount states none |
+| a compound before an amount ("dygnspriset 75 kr", "timpriset") | its head's period, when the amount states none |
 """
 
 import re

@@ -11,10 +11,10 @@ numbers with :mod:`grounding.notation`. What a fact is about:
 | a heading | the heading path | the heading |
 
 Numbers next to a number in its row key or clause join both as ``n:<value>``
-(the 190 of "190 liter" qualifies the fee in that row). Units, currencies and
+(the 10 of "10 liter" qualifies the price in that row). Units, currencies and
 periods a cell does not state come from its column header ("Price (SEK)",
-"Avgift per timme", "Årsavgift"); a period stated only by the paragraph just
-before a table or list ("Beloppen gäller per år") flows to its facts too.
+"Pris per timme", "Årsavgift"); a period stated only by the paragraph just
+before a table or list ("Priserna gäller per år") flows to its facts too.
 """
 
 from collections.abc import Iterable

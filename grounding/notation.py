@@ -8,12 +8,12 @@ reading (what no form below explains becomes a ``code`` read literally).
 |---|---|---|---|
 | ``0571-48 20 00``, ``+46 18 420 55 00`` | phone | ``+46571482000`` | phonenumbers (region SE) |
 | ``2026-06-19``, ``2026/06/19``, ``19 juni 2026``, ``June 19, 2026``, ``December 24th, 2026``, ``24/12 2026`` | date | ``2026-06-19`` | month names from babel (sv, en) |
-| ``08.00–16.30``, ``8:00 am to 4:30 pm``, ``kl. 8–15``, ``9 am – 5 pm`` | time_range | ``08:00-16:30`` | 12-hour clock read; a bare hour only after a clock word or with am/pm |
+| ``08.00–16.30``, ``8:00 am to 4:30 pm``, ``kl. 8–15``, ``9 am – 5 pm``, ``mellan kl. 2 och 5`` | time_range | ``08:00-16:30`` | 12-hour clock read; a bare hour only after a clock word or with am/pm |
 | ``14:00``, ``2 pm``, ``klockan 06.00``, ``till 21.00`` | time | ``14:00`` | ``hh.mm`` is a time unless a currency, unit or percent sign makes it a decimal |
 | ``3 290 kr``, ``SEK 3,950``, ``EUR 52.90``, ``27500 SEK`` | amount | ``3290``, ``3950``, ``52.9`` | digit grouping and decimal mark by the text's locale (babel): ``1,500`` is 1500 in English, 1.5 in Swedish |
 | ``4,5 procent``, ``15 per cent``, ``60%`` | percentage | ``4.5`` | percent words from the lexicon |
 | ``14 dagars``, ``3-year``, ``2 timmar`` | duration | ``14`` | unit from the lexicon (lemma, or a compound's head: "3-årsgaranti") |
-| ``15,2 kg``, ``370-literskärl``, ``80 km`` | quantity | ``15.2`` | unit from the lexicon |
+| ``15,2 kg``, ``10-literskanna``, ``80 km`` | quantity | ``15.2`` | unit from the lexicon |
 | ``1–3 år``, ``6 to 9`` | the kind of its unit | ``1-3`` | a range of two plain numbers |
 | ``671 80`` before a capitalised word | code | ``67180`` | a Swedish-style postcode |
 | anything else with digits (``24``, ``B2``, ``007``) | count / code | ``24``, ``b2``, ``007`` | a leading zero makes a code, read literally |
@@ -103,6 +103,18 @@ _TIME_RANGE = re.compile(
     + r"(?![\d.,:]\d)(?!\d)",
     re.IGNORECASE,
 )
+_BETWEEN = "|".join(re.escape(w) for w in merged("range_openers"))
+_AND = "|".join(re.escape(w) for w in merged("range_joiners"))
+_CLOCK_WORDS = "|".join(re.escape(w.rstrip(".")) for w in merged("clock_markers"))
+# "mellan kl. 2 och 5", "between 9 and 11 am": a range opened by a word, not a dash.
+_BETWEEN_RANGE = re.compile(
+    rf"\b(?:{_BETWEEN}){_SP}+(?P<clock>(?:{_CLOCK_WORDS})\.?{_SP}*)?"
+    + _time_pattern("1")
+    + rf"{_SP}+(?:{_AND}){_SP}+(?:(?:{_CLOCK_WORDS})\.?{_SP}*)?"
+    + _time_pattern("2")
+    + r"(?![\d.,:]\d)(?!\d)",
+    re.IGNORECASE,
+)
 _TIME = re.compile(r"(?<![\d.,:])" + _time_pattern("1") + r"(?![\d.,:]\d)(?!\d)", re.IGNORECASE)
 _POSTCODE = re.compile(rf"(?<![\d,.])(\d{{3}}){_SP}(\d{{2}})(?={_SP}+[A-ZÅÄÖ])")
 _NUMBER = (
@@ -111,6 +123,7 @@ _NUMBER = (
 _PLAIN = re.compile(
     rf"(?<![\d.,])(?P<a>{_NUMBER})(?:{_SP}?(?:{_DASH}|{_SP}(?:{_RANGE_WORDS}){_SP}){_SP}?(?P<b>{_NUMBER}))?(?![\d])"
 )
+_ANY_DIGIT = re.compile(r"\d")
 _LEADING_ZERO = re.compile(r"0\d")
 _DIGITS = re.compile(r"[\w-]*\d[\w-]*")
 _WORD_AFTER = re.compile(
@@ -127,7 +140,7 @@ def read_numbers(text: str, language: str) -> list[Reading]:
 
 @lru_cache(maxsize=8192)
 def _read(text: str, language: str) -> tuple[Reading, ...]:
-    if not any(ch.isdigit() for ch in text):
+    if not _ANY_DIGIT.search(text):
         return ()
     taken: list[Reading] = []
     masked = text
@@ -221,7 +234,20 @@ def _decimal_context(masked: str, start: int, end: int) -> bool:
 
 def _time_ranges(text: str, masked: str, language: str) -> list[Reading]:
     found = []
+    for m in _BETWEEN_RANGE.finditer(masked):
+        clocked = m["clock"] or m["sep1"] == ":" or m["sep2"] == ":" or m["ampm1"] or m["ampm2"]
+        if not clocked:
+            continue
+        first = _hour(m["h1"], m["m1"], m["ampm1"] or _shared_ampm(m["h1"], m["h2"], m["ampm2"]))
+        last = _hour(m["h2"], m["m2"], m["ampm2"])
+        if first is not None and last is not None:
+            start = m.start("h1") - (len(m["clock"]) if m["clock"] else 0)
+            found.append(
+                Reading(text[start : m.end()], start, m.end(), Kind.TIME_RANGE, f"{first}-{last}")
+            )
     for m in _TIME_RANGE.finditer(masked):
+        if any(r.start <= m.start() < r.end for r in found):
+            continue
         ampm1, ampm2 = m["ampm1"], m["ampm2"]
         clocked = (m["sep1"] == ":" or m["sep2"] == ":") or (m["sep1"] and m["sep2"])
         if not (clocked or ampm1 or ampm2 or _after_clock_word(masked, m.start())):
@@ -353,7 +379,7 @@ def _unit_after(masked: str, end: int) -> tuple[str | None, int]:
     m = _WORD_AFTER.match(masked, end)
     if not m:
         return None, end
-    if m.group(2):  # "3-year", "370-literskärl"
+    if m.group(2):  # "3-year", "10-literskanna"
         word = m.group(2)
         unit = _unit_word(word)
         if unit is None:
@@ -414,7 +440,7 @@ def find_period(window: str) -> str | None:
 
 
 def period_of_compound(word: str) -> str | None:
-    """The period a compound's head names: "årsavgift" -> year, "timtaxa" -> hour."""
+    """The period a compound's head names: "årsavgift" -> year, "timpris" -> hour."""
     for language in LEXICONS:
         head = first_part(word.lower(), language)
         if head is None:

@@ -4,10 +4,10 @@ Pure: no ORM, no I/O. A term is what the subject rule compares:
 
 | written | term(s) |
 |---|---|
-| an inflected word ("dagars", "växeln", "frames") | its lemma (simplemma, in the text's language) |
-| a compound unknown to the lexicon ("bygglovsavgiften") | the whole lemma plus its parts ("bygglov", "avgift"), split where both sides are words of simplemma's dictionary (a linking "s" allowed) |
+| an inflected word ("dagars", "bilen", "prices") | its lemma (simplemma, in the text's language) |
+| a compound unknown to the lexicon ("medlemsavgiften") | the whole lemma plus its parts ("medlem", "avgift"), split where both sides are words of simplemma's dictionary (a linking "s" allowed) |
 | a weekday, or a range of them ("måndag–torsdag", "Monday to Friday") | ``weekday:1`` ... ``weekday:7`` for every day covered, in either language |
-| a lone capital letter inside a sentence or alone in a cell ("zon B", "Plan A") | ``#b`` |
+| a lone capital letter inside a sentence or alone in a cell ("rad B", "Plan A") | ``#b`` |
 | an ordinal word ("andra", "third") | ``n:2``, ``n:3``: the number it stands for |
 | stopwords, units, currencies, periods, months, per-markers | nothing: values and units are compared by the rule itself |
 
@@ -59,7 +59,7 @@ def word_terms(word: str, language: str) -> tuple[str, ...]:
 
     A dictionary word is split as its lemma, so every form of it gives the same
     parts ("villkoren" and "villkor" alike), and only after a head of four
-    letters or more; a word the dictionary lacks ("bygglovsavgiften") is split
+    letters or more; a word the dictionary lacks ("medlemsavgiften") is split
     as written, its tail lemmatised.
     """
     if word in _NOISE:
@@ -79,14 +79,13 @@ def word_terms(word: str, language: str) -> tuple[str, ...]:
         if split is None:
             return (lemma,)
         cut, head, tail = split
-        lemma = word[:cut] + tail  # "bygglovsavgiften" -> "bygglovsavgift"
+        lemma = word[:cut] + tail  # "medlemsavgiften" -> "medlemsavgift"
     return tuple(dict.fromkeys(t for t in (lemma, head, tail) if t not in _NOISE))
 
 
 def _lemma(word: str, language: str) -> str:
-    # An inflection is longer than its lemma ("växeln" -> "växel", "costs" -> "cost"). simplemma
-    # sometimes takes a base form for a form of another word ("växel" -> "växla", "avgift" ->
-    # "avgifta"): a lemma no shorter than the word is not taken.
+    # An inflection is longer than its lemma ("bilen" -> "bil", "costs" -> "cost"). simplemma
+    # sometimes takes a base form for a form of another word ("avgift" -> "avgifta"): a lemma no shorter than the word is not taken.
     lemma = simplemma.lemmatize(word, lang=language).lower()
     return lemma if len(lemma) < len(word) else word
 
@@ -102,7 +101,7 @@ def _split(word: str, language: str, *, lemmatise_tail: bool = True) -> tuple[in
     """(where the tail starts, head, tail lemma), or None.
 
     The longest known tail wins (the tail is what a compound names); the head
-    may end in a linking letter of the language ("bygglov-s-avgift", "lån-e-tid")
+    may end in a linking letter of the language ("medlem-s-avgift", "lån-e-tid")
     and may itself be a compound.
     """
     linking = _LINKING.get(language)
@@ -126,7 +125,7 @@ def _split(word: str, language: str, *, lemmatise_tail: bool = True) -> tuple[in
 
 
 def first_part(word: str, language: str) -> str | None:
-    """The head of a compound ("års" in "årsavgift", "tim" in "timtaxa"), when one is known."""
+    """The head of a compound ("års" in "årsavgift", "tim" in "timpris"), when one is known."""
     parts = split_compound(word.lower(), language)
     return parts[0] if parts else None
 
@@ -158,9 +157,16 @@ def terms(text: str, language: str) -> frozenset[str]:
                 found.add("#" + word)
             continue
         if word in _ORDINALS:
-            found.add(f"n:{_ORDINALS[word]}")  # "andra barnet" is "Barn 2"
+            found.add(f"n:{_ORDINALS[word]}")  # "andra året" is "År 2"
         found.update(word_terms(word, language))
     return frozenset(found)
+
+
+def warm_up() -> None:
+    """Load simplemma's dictionaries now (about a second), not in a customer's first turn."""
+    for language in LEXICONS:
+        terms("warm up", language)
+    text_language("warm up")
 
 
 def text_language(text: str) -> str:

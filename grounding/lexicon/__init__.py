@@ -33,12 +33,14 @@ class Lexicon:
     answer_words: frozenset[str]  # "ja", "yes": carry no subject
     time_suffixes: frozenset[str]  # "am", "pm": words that belong to a time
     range_words: frozenset[str]  # "till", "to": between the two ends of a range
+    range_openers: frozenset[str]  # "mellan", "between": open a range joined by "och"/"and"
+    range_joiners: frozenset[str]  # "och", "and"
     conjunctions: frozenset[str]  # where one clause of a line ends and the next begins
     ordinal_suffixes: tuple[str, ...]  # "st", "e": "24th", "1:a"
     months: dict[str, int]  # every month name and abbreviation -> 1..12 (babel)
     weekdays: dict[str, int]  # every weekday name and plural -> 1..7 (babel + plural endings)
     compounds: bool  # whether the language writes compounds as one word
-    linking: str  # letters that may join the parts of a compound ("s" in "bygglovsavgift")
+    linking: str  # letters that may join the parts of a compound ("s" in "medlemsavgift")
 
 
 def _lexicon(module: ModuleType) -> Lexicon:
@@ -66,6 +68,8 @@ def _lexicon(module: ModuleType) -> Lexicon:
         answer_words=frozenset(module.ANSWER_WORDS),
         time_suffixes=frozenset(module.TIME_SUFFIXES),
         range_words=frozenset(module.RANGE_WORDS),
+        range_openers=frozenset(module.RANGE_OPENERS),
+        range_joiners=frozenset(module.RANGE_JOINERS),
         conjunctions=frozenset(module.CONJUNCTIONS),
         ordinal_suffixes=tuple(module.ORDINAL_SUFFIXES),
         months=months,

@@ -49,3 +49,5 @@ TIME_SUFFIXES = ()
 ORDINAL_WORDS = {"första": 1, "andra": 2, "tredje": 3, "fjärde": 4, "femte": 5, "sjätte": 6,
                  "sjunde": 7, "åttonde": 8, "nionde": 9, "tionde": 10}  # fmt: skip
 ANSWER_WORDS = ("ja", "nej", "jo", "okej", "ok")  # "Ja, ...": say nothing of a subject
+RANGE_OPENERS = ("mellan",)
+RANGE_JOINERS = ("och",)

@@ -35,6 +35,9 @@ def read(text: str, language: str = "sv") -> list[tuple[str, str, str | None, st
         ("from 11 am to 3 pm", "en", [("time_range", "11:00-15:00", None, None)]),
         ("8:00 am to 4:30 pm", "en", [("time_range", "08:00-16:30", None, None)]),
         ("before 2 pm", "en", [("time", "14:00", None, None)]),
+        ("mellan kl. 2 och 5", "sv", [("time_range", "02:00-05:00", None, None)]),
+        ("between 9 and 11 am", "en", [("time_range", "09:00-11:00", None, None)]),
+        ("mellan 2 och 5 barn", "sv", [("count", "2", None, None), ("count", "5", None, None)]),
         ("senast klockan 06.00", "sv", [("time", "06:00", None, None)]),
         # amounts: currency before or after, grouping by locale (babel)
         ("kostar 3 290 kr", "sv", [("amount", "3290", "SEK", None)]),
