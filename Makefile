@@ -5,6 +5,8 @@ PORT ?= 8787
 HOST ?= 127.0.0.1
 # Twice WS_CLOSE_FRAME_BYTES: larger frames never reach the app (daphne closes with 1009).
 WS_TRANSPORT_MAX_BYTES ?= 524288
+# Seconds an HTTP request may take before daphne answers 503 and drops it.
+HTTP_TIMEOUT ?= 30
 # uv from PATH, else a private copy bootstrapped with pip into .tools/.
 UV := $(shell command -v uv 2>/dev/null || echo .tools/bin/uv)
 
@@ -22,7 +24,9 @@ migrate: install
 	$(UV) run python manage.py reindex_kb --if-empty
 
 run: migrate
-	$(UV) run python -m config.serve -b $(HOST) -p $(PORT) --websocket-max-message-size $(WS_TRANSPORT_MAX_BYTES) --websocket-max-frame-size $(WS_TRANSPORT_MAX_BYTES) config.asgi:application
+	$(UV) run python manage.py mark_interrupted_turns
+	$(UV) run python manage.py recover_executions
+	$(UV) run python -m config.serve -b $(HOST) -p $(PORT) --http-timeout $(HTTP_TIMEOUT) --websocket-max-message-size $(WS_TRANSPORT_MAX_BYTES) --websocket-max-frame-size $(WS_TRANSPORT_MAX_BYTES) config.asgi:application
 
 lint: install
 	$(UV) run ruff check .

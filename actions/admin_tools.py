@@ -31,12 +31,14 @@ class ReadOnlyInline(ReadOnlyAdminMixin, admin.TabularInline):
 
 @admin.action(description="Export selected as JSON Lines", permissions=["view"])
 def export_jsonl(modeladmin, request, queryset):
+    """Every concrete field of each row, except the admin's ``export_exclude``."""
+    excluded = set(getattr(modeladmin, "export_exclude", ()))
     lines = []
     for obj in queryset:
-        row = model_to_dict(obj)
+        row = model_to_dict(obj, exclude=excluded)
         row["pk"] = obj.pk
         for field in obj._meta.concrete_fields:
-            if field.name not in row:
+            if field.name not in row and field.name not in excluded:
                 row[field.name] = field.value_from_object(obj)
         lines.append(json.dumps(row, cls=DjangoJSONEncoder, ensure_ascii=False))
     name = queryset.model._meta.model_name

@@ -7,11 +7,17 @@ from the suggestion (whose payload is exactly what the user approved) and the
 text of the message that asked for it (``source_text``, passed in by the
 caller: the actions app reads nothing of the chat's), and raises
 ``ActionFailed`` with a message fit for the user when it cannot act.
+
+Each also receives ``idempotency_key`` (the execution's, ``Execution.idempotency_key``):
+the same on every attempt of one execution, so a provider that deduplicates
+by it turns a re-run after a crash into no second SMS or ticket.
 """
 
 import datetime as dt
 from collections.abc import Callable
 from dataclasses import dataclass, field
+
+import phonenumbers
 
 from actions import sms
 from actions.models import ActionType, CallbackRequest, SmsMessage, Suggestion, SupportTicket
@@ -42,7 +48,11 @@ TICKET_SUBJECT_CHARS = 80
 
 
 def schedule_callback(
-    suggestion: Suggestion, *, now: dt.datetime, source_text: str = ""
+    suggestion: Suggestion,
+    *,
+    now: dt.datetime,
+    source_text: str = "",
+    idempotency_key: str = "",
 ) -> ExecutorOutcome:
     """Record a callback request for staff; the number is optional (they can reply in chat)."""
     phone = suggestion.payload.get("phone", "")
@@ -57,11 +67,20 @@ def schedule_callback(
     return ExecutorOutcome(message=message, result={"callback_id": callback.pk})
 
 
-def send_sms(suggestion: Suggestion, *, now: dt.datetime, source_text: str = "") -> ExecutorOutcome:
-    """Send an SMS to the number in the payload through the configured backend."""
+def send_sms(
+    suggestion: Suggestion,
+    *,
+    now: dt.datetime,
+    source_text: str = "",
+    idempotency_key: str = "",
+) -> ExecutorOutcome:
+    """Send an SMS to the (mobile) number in the payload through the configured backend."""
     to = suggestion.payload.get("phone_e164", "")
     if not to:
         raise ActionFailed("No phone number to send the SMS to")
+    if not is_mobile(to):
+        shown = suggestion.payload.get("phone") or to
+        raise ActionFailed(f"Not sent: {shown} is not a mobile number")
     language = suggestion.conversation.language
     body = suggestion.payload.get("body") or SMS_BODIES.get(language, SMS_BODIES["sv"])
     # The log row first, the send last: if the provider refuses, the row rolls
@@ -74,13 +93,17 @@ def send_sms(suggestion: Suggestion, *, now: dt.datetime, source_text: str = "")
         backend=sms.backend_path(),
         sent_at=now,
     )
-    sms.get_backend().send(to=to, body=body)
+    sms.get_backend().send(to=to, body=body, idempotency_key=idempotency_key)
     shown = suggestion.payload.get("phone") or to
     return ExecutorOutcome(message=f"SMS sent to {shown}", result={"sms_id": logged.pk})
 
 
 def create_ticket(
-    suggestion: Suggestion, *, now: dt.datetime, source_text: str = ""
+    suggestion: Suggestion,
+    *,
+    now: dt.datetime,
+    source_text: str = "",
+    idempotency_key: str = "",
 ) -> ExecutorOutcome:
     """Open a support ticket holding the customer's own words (``source_text``)."""
     description = source_text
@@ -97,6 +120,18 @@ def create_ticket(
     return ExecutorOutcome(
         message=f"Ticket {ticket.reference} created",
         result={"ticket_id": ticket.pk, "reference": ticket.reference},
+    )
+
+
+def is_mobile(e164: str) -> bool:
+    """True for a valid number that can receive an SMS (mobile, or either where unknown)."""
+    try:
+        number = phonenumbers.parse(e164, None)
+    except phonenumbers.NumberParseException:
+        return False
+    return phonenumbers.is_valid_number(number) and phonenumbers.number_type(number) in (
+        phonenumbers.PhoneNumberType.MOBILE,
+        phonenumbers.PhoneNumberType.FIXED_LINE_OR_MOBILE,
     )
 
 

@@ -4,6 +4,17 @@ Every row here is part of the audit trail: services create and advance them,
 nothing deletes them. "Runs exactly once" rests on the database: a suggestion
 has at most one ``Execution`` (a unique one-to-one column), and each artifact
 (callback, SMS, ticket) has at most one row per suggestion as a backstop.
+
+An execution's states (``actions.services`` moves it, nothing else):
+
+| from     | to        | when                                                        |
+|----------|-----------|-------------------------------------------------------------|
+| (none)   | pending   | a confirm won the claim (row lock on the suggestion)        |
+| pending  | running   | an attempt starts (``attempts`` + 1, ``started_at``)         |
+| running  | succeeded | the executor's writes and this update commit together       |
+| running  | failed    | the executor raised (never retried)                         |
+| pending, running | running | recovery: left by a crash for ``EXECUTION_RECOVERY_SECONDS`` |
+| pending, running | failed  | recovery after ``EXECUTION_MAX_ATTEMPTS`` attempts          |
 """
 
 import datetime as dt
@@ -25,10 +36,15 @@ class SuggestionStatus(models.TextChoices):
 
 
 class ExecutionStatus(models.TextChoices):
-    # Claimed: the confirm won the race; the executor has not finished.
-    CLAIMED = "claimed", "Claimed (running)"
+    # Pending: the confirm won the claim; no attempt has started yet.
+    PENDING = "pending", "Pending"
+    # Running: an attempt started; it may have had an effect outside the database.
+    RUNNING = "running", "Running"
     SUCCEEDED = "succeeded", "Succeeded"
     FAILED = "failed", "Failed"
+
+
+UNFINISHED_EXECUTION = (ExecutionStatus.PENDING, ExecutionStatus.RUNNING)
 
 
 class Suggestion(models.Model):
@@ -94,9 +110,16 @@ class Execution(models.Model):
         Suggestion, on_delete=models.PROTECT, related_name="execution"
     )
     status = models.CharField(
-        max_length=16, choices=Status.choices, default=Status.CLAIMED, db_index=True
+        max_length=16, choices=Status.choices, default=Status.PENDING, db_index=True
     )
     success = models.BooleanField(default=False)
+    attempts = models.PositiveSmallIntegerField(
+        default=0, help_text="Attempts started (more than one: recovered after a crash)."
+    )
+    started_at = models.DateTimeField(null=True, blank=True, help_text="The last attempt's start.")
+    client_address = models.CharField(
+        max_length=64, blank=True, db_index=True, help_text="Who confirmed (for quotas)."
+    )
     message = models.CharField(max_length=300, blank=True, help_text="What the user was told.")
     result = models.JSONField(default=dict, blank=True)
     error = models.TextField(blank=True, help_text="Why the executor failed, for staff.")
@@ -113,10 +136,31 @@ class Execution(models.Model):
                 condition=models.Q(status__in=ExecutionStatus.values),
                 name="actions_execution_status_valid",
             ),
+            models.CheckConstraint(
+                condition=models.Q(status=ExecutionStatus.SUCCEEDED, success=True)
+                | (~models.Q(status=ExecutionStatus.SUCCEEDED) & models.Q(success=False)),
+                name="actions_execution_success_iff_succeeded",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(status__in=UNFINISHED_EXECUTION)
+                | models.Q(executed_at__isnull=False),
+                name="actions_execution_finished_has_time",
+            ),
+            models.CheckConstraint(
+                condition=~models.Q(status=ExecutionStatus.RUNNING)
+                | (models.Q(started_at__isnull=False) & models.Q(attempts__gte=1)),
+                name="actions_execution_running_has_attempt",
+            ),
         ]
+        indexes = [models.Index(fields=["status", "claimed_at"])]
 
     def __str__(self) -> str:
         return f"Execution of {self.suggestion} ({self.get_status_display()})"
+
+    @property
+    def idempotency_key(self) -> str:
+        """What executors hand a provider so a re-run after a crash is not a second effect."""
+        return f"execution-{self.pk}"
 
 
 class CallbackRequest(models.Model):

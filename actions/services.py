@@ -1,16 +1,27 @@
-"""Writes for suggested actions: create, confirm (exactly once), reject, expire.
+"""Writes for suggested actions: create, confirm (exactly once), reject, expire, recover.
 
 The exactly-once rule (SPEC section 7) is kept by the database, so it holds for
-double clicks, two tabs, several server processes and restarts alike:
+double clicks, two tabs, several server processes, restarts and crashes alike:
 
 1. The claim: one transaction locks the suggestion row (``SELECT ... FOR
    UPDATE`` on PostgreSQL; on SQLite ``transaction_mode="IMMEDIATE"`` makes the
-   transaction hold the database write lock from its start) and inserts the
-   suggestion's ``Execution``. The unique one-to-one column is the backstop: a
-   second insert fails and is answered as a duplicate.
-2. The effect: after the claim committed, the executor runs in a transaction
-   of its own and stores its result on the execution. If it raises, the
-   execution is recorded as failed and is never retried.
+   transaction hold the database write lock from its start), checks the
+   quotas (``actions.quotas``) and inserts the suggestion's ``Execution``,
+   pending. The unique one-to-one column is the backstop: a second insert
+   fails and is answered as a duplicate.
+2. The attempt: a transaction marks the execution running (``attempts`` + 1).
+3. The effect: the executor runs in a transaction of its own, under the
+   suggestion's row lock, and its rows commit together with ``succeeded``
+   or not at all. If it raises, the execution is failed and never retried.
+
+A crash (``kill -9``) between the claim and the effect's commit leaves the
+execution pending or running and rolls the executor's rows back. Once it has
+been so for ``EXECUTION_RECOVERY_SECONDS``, the next confirm of the suggestion,
+or ``manage.py recover_executions`` (run at start-up), runs it again with the
+same idempotency key (``Execution.idempotency_key``, handed to the executor);
+after ``EXECUTION_MAX_ATTEMPTS`` attempts it is marked failed and the next
+confirm tells the customer. A confirm answers success only for a succeeded
+execution; one that is still running is answered "in progress", not success.
 
 Every function takes ``now`` so tests control the clock; call them outside any
 atomic block (the claim must commit before the executor runs).
@@ -19,17 +30,19 @@ atomic block (the claim must commit before the executor runs).
 import datetime as dt
 import logging
 import secrets
+import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from django.conf import settings
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, models, transaction
 from django.db.models import F
 from django.utils import timezone
 
 from actions.executors import EXECUTORS, ActionFailed
-from actions.models import Execution, Suggestion
+from actions.models import UNFINISHED_EXECUTION, Execution, Suggestion
+from actions.quotas import quota_reached
 
 logger = logging.getLogger(__name__)
 
@@ -37,6 +50,8 @@ MSG_ALREADY_EXECUTED = "Already executed"
 MSG_ALREADY_REJECTED = "Already rejected"
 MSG_EXPIRED = "Suggestion expired"
 MSG_REJECTED = "Suggestion rejected"
+MSG_IN_PROGRESS = "Being carried out; confirm again in a moment to see the result"
+MSG_GAVE_UP = "{action} could not be completed after {attempts} attempts; please ask again"
 
 
 class SuggestionNotFound(Exception):
@@ -88,22 +103,69 @@ def suggestion_confirm(
     *,
     suggestion_id: str,
     conversation_id: uuid.UUID,
+    client_address: str = "",
     now: dt.datetime | None = None,
     source_text: Callable[[str], str] | None = None,
 ) -> ActionResult:
     """Run the suggestion's action if this is its first confirm within the window.
 
-    ``source_text`` gives the text of the conversation's message with a given
-    id (the chat's); the executor gets the one that asked for the action.
-    Raises ``SuggestionNotFound`` for an unknown id or another conversation's.
+    Also runs an execution abandoned by a crash again (see the module
+    docstring). ``source_text`` gives the text of the conversation's message
+    with a given id (the chat's); the executor gets the one that asked for the
+    action. Raises ``SuggestionNotFound`` for an unknown id or another
+    conversation's.
     """
     now = now or timezone.now()
-    answer, execution = _claim(
-        suggestion_id=suggestion_id, conversation_id=conversation_id, now=now
+    decision = _claim(
+        suggestion_id=suggestion_id,
+        conversation_id=conversation_id,
+        client_address=client_address,
+        now=now,
     )
-    if execution is None:
-        return answer
-    return _execute(execution=execution, now=now, source_text=source_text)
+    if isinstance(decision, ActionResult):
+        if decision.message == MSG_IN_PROGRESS:
+            return _result_when_finished(suggestion_id=suggestion_id) or decision
+        return decision
+    execution, attempts = decision
+    return _attempt(execution=execution, seen_attempts=attempts, now=now, source_text=source_text)
+
+
+def executions_recover(
+    *,
+    older_than: float | None = None,
+    now: dt.datetime | None = None,
+    source_text: Callable[[str, str], str] | None = None,
+) -> dict:
+    """Run every execution abandoned by a crash again, or fail it; returns counts by outcome.
+
+    Abandoned: pending or running for ``older_than`` seconds (default
+    ``EXECUTION_RECOVERY_SECONDS``). Safe beside running processes: a live
+    attempt is younger than that, and each recovery takes the same locks as a
+    confirm, so two recoveries of one execution run it at most once.
+    ``source_text(conversation_id, message_id)``: the asking message's text.
+    """
+    now = now or timezone.now()
+    seconds = settings.EXECUTION_RECOVERY_SECONDS if older_than is None else older_than
+    counts = {"succeeded": 0, "failed": 0, "skipped": 0}
+    for pk in _abandoned(now=now, seconds=seconds).values_list("pk", flat=True):
+        execution = Execution.objects.select_related("suggestion").get(pk=pk)
+        conversation_id = execution.suggestion.conversation_id
+        result = _attempt(
+            execution=execution,
+            seen_attempts=execution.attempts,
+            now=now,
+            older_than=seconds,
+            source_text=(
+                (lambda message_id, c=conversation_id: source_text(c, message_id))
+                if source_text is not None
+                else None
+            ),
+        )
+        if result.ignored:
+            counts["skipped"] += 1
+        else:
+            counts["succeeded" if result.success else "failed"] += 1
+    return counts
 
 
 def suggestion_reject(
@@ -161,47 +223,148 @@ def _close(suggestion: Suggestion, *, status: str, now: dt.datetime) -> None:
     suggestion.save(update_fields=["status", "closed_at"])
 
 
+def _abandoned(*, now: dt.datetime, seconds: float):
+    """Executions pending or running for ``seconds``: their process died (or is stuck)."""
+    before = now - dt.timedelta(seconds=seconds)
+    return Execution.objects.filter(
+        models.Q(status=Execution.Status.PENDING, claimed_at__lte=before)
+        | models.Q(status=Execution.Status.RUNNING, started_at__lte=before)
+    ).order_by("claimed_at", "pk")
+
+
+def _is_abandoned(execution: Execution, *, now: dt.datetime, seconds: float) -> bool:
+    since = execution.started_at if execution.status == Execution.Status.RUNNING else None
+    since = since or execution.claimed_at
+    return execution.status in UNFINISHED_EXECUTION and since <= now - dt.timedelta(seconds=seconds)
+
+
 def _claim(
-    *, suggestion_id: str, conversation_id: uuid.UUID, now: dt.datetime
-) -> tuple[ActionResult | None, Execution | None]:
-    """Decide a confirm under the row lock: an answer, or the execution this confirm won."""
+    *, suggestion_id: str, conversation_id: uuid.UUID, client_address: str, now: dt.datetime
+) -> ActionResult | tuple[Execution, int]:
+    """Decide a confirm under the row lock: an answer, or the execution this confirm runs.
+
+    With the execution comes the attempt count this confirm saw, so that of
+    two confirms recovering the same execution only one runs it.
+    """
     with transaction.atomic():
         suggestion = _locked(suggestion_id=suggestion_id, conversation_id=conversation_id)
         match suggestion.status:
             case Suggestion.Status.EXECUTED:
-                return _duplicate(suggestion), None
+                return _claimed_before(suggestion, now=now)
             case Suggestion.Status.REJECTED:
-                return ActionResult(success=False, ignored=False, message=MSG_REJECTED), None
+                return ActionResult(success=False, ignored=False, message=MSG_REJECTED)
             case Suggestion.Status.EXPIRED:
-                return ActionResult(success=False, ignored=False, message=MSG_EXPIRED), None
+                return ActionResult(success=False, ignored=False, message=MSG_EXPIRED)
         if suggestion.is_stale(now):
             _close(suggestion, status=Suggestion.Status.EXPIRED, now=now)
-            return ActionResult(success=False, ignored=False, message=MSG_EXPIRED), None
+            return ActionResult(success=False, ignored=False, message=MSG_EXPIRED)
+        reached = quota_reached(suggestion=suggestion, client_address=client_address, now=now)
+        if reached is not None:
+            label = suggestion.get_action_display().lower().replace("send ", "")
+            return ActionResult(success=False, ignored=False, message=reached.message(label))
         try:
             with transaction.atomic():
-                execution = Execution.objects.create(suggestion=suggestion, claimed_at=now)
+                execution = Execution.objects.create(
+                    suggestion=suggestion, claimed_at=now, client_address=client_address
+                )
         except IntegrityError:
             # Only reachable if the row lock was bypassed; the unique column still holds.
-            return _duplicate(suggestion), None
+            return _claimed_before(suggestion, now=now)
         _close(suggestion, status=Suggestion.Status.EXECUTED, now=now)
-    return None, execution
+    return execution, 0
 
 
-def _duplicate(suggestion: Suggestion) -> ActionResult:
-    """Count a confirm that arrived after the winning one and answer it as ignored."""
+def _claimed_before(suggestion: Suggestion, *, now: dt.datetime) -> ActionResult | tuple:
+    """A confirm of a suggestion already claimed: its result, or a recovery to run."""
     Execution.objects.filter(suggestion=suggestion).update(
         duplicate_confirms=F("duplicate_confirms") + 1
     )
-    execution = Execution.objects.get(suggestion=suggestion)
-    # A claim whose executor is still running (or died mid-run) counts as accepted.
-    success = execution.success or execution.status == Execution.Status.CLAIMED
-    return ActionResult(success=success, ignored=True, message=MSG_ALREADY_EXECUTED)
+    execution = Execution.objects.select_related("suggestion").get(suggestion=suggestion)
+    if execution.status == Execution.Status.SUCCEEDED:
+        return ActionResult(success=True, ignored=True, message=MSG_ALREADY_EXECUTED)
+    if execution.status == Execution.Status.FAILED:
+        return ActionResult(success=False, ignored=True, message=execution.message)
+    if _is_abandoned(execution, now=now, seconds=settings.EXECUTION_RECOVERY_SECONDS):
+        return execution, execution.attempts
+    return ActionResult(success=False, ignored=True, message=MSG_IN_PROGRESS)
+
+
+def _attempt(
+    *,
+    execution: Execution,
+    seen_attempts: int,
+    now: dt.datetime,
+    older_than: float | None = None,
+    source_text: Callable[[str], str] | None = None,
+) -> ActionResult:
+    """Start an attempt of ``execution`` unless another one did since; then run it."""
+    suggestion = execution.suggestion
+    with transaction.atomic():
+        Suggestion.objects.select_for_update().values_list("pk").get(pk=suggestion.pk)
+        execution = Execution.objects.select_for_update().get(pk=execution.pk)
+        if execution.status not in UNFINISHED_EXECUTION or execution.attempts != seen_attempts:
+            return _answer(execution)
+        if older_than is not None and not _is_abandoned(execution, now=now, seconds=older_than):
+            return _answer(execution)
+        if execution.attempts >= settings.EXECUTION_MAX_ATTEMPTS:
+            message = MSG_GAVE_UP.format(
+                action=suggestion.get_action_display(), attempts=execution.attempts
+            )
+            _finish(
+                execution,
+                status=Execution.Status.FAILED,
+                message=message,
+                now=now,
+                error="Abandoned by crashes; not run again",
+            )
+            logger.error("Gave up on %s after %d attempts", execution, execution.attempts)
+            return ActionResult(success=False, ignored=False, message=message)
+        if execution.attempts:
+            logger.warning("Recovering %s (attempt %d)", execution, execution.attempts + 1)
+        execution.status = Execution.Status.RUNNING
+        execution.attempts += 1
+        execution.started_at = now
+        execution.save(update_fields=["status", "attempts", "started_at"])
+    return _execute(execution=execution, now=now, source_text=source_text)
+
+
+def _result_when_finished(*, suggestion_id: str) -> ActionResult | None:
+    """The answer once the running attempt finishes (a double click waits for the result).
+
+    None if it has not finished within ``EXECUTION_WAIT_SECONDS``.
+    """
+    deadline = time.monotonic() + settings.EXECUTION_WAIT_SECONDS
+    while time.monotonic() < deadline:
+        execution = Execution.objects.get(suggestion__suggestion_id=suggestion_id)
+        if execution.status not in UNFINISHED_EXECUTION:
+            return _answer(execution)
+        time.sleep(0.02)
+    return None
+
+
+def _answer(execution: Execution) -> ActionResult:
+    """What a confirm that did not run ``execution`` itself answers about it."""
+    if execution.status == Execution.Status.SUCCEEDED:
+        return ActionResult(success=True, ignored=True, message=MSG_ALREADY_EXECUTED)
+    if execution.status == Execution.Status.FAILED:
+        return ActionResult(success=False, ignored=True, message=execution.message)
+    return ActionResult(success=False, ignored=True, message=MSG_IN_PROGRESS)
+
+
+def _finish(execution: Execution, *, status: str, message: str, now: dt.datetime, **fields):
+    Execution.objects.filter(pk=execution.pk).update(
+        status=status,
+        success=status == Execution.Status.SUCCEEDED,
+        message=message[:300],
+        executed_at=now,
+        **fields,
+    )
 
 
 def _execute(
     *, execution: Execution, now: dt.datetime, source_text: Callable[[str], str] | None
 ) -> ActionResult:
-    """Run the executor for a committed claim and record what happened, once."""
+    """Run the executor for a started attempt and record what happened, once."""
     suggestion = execution.suggestion
     executor = EXECUTORS[suggestion.action]
     source_id = suggestion.source_message_id
@@ -213,13 +376,18 @@ def _execute(
             # without this lock a duplicate confirm holding the row and waiting for the
             # execution row would deadlock with us. Duplicates now wait for the result.
             Suggestion.objects.select_for_update().values_list("pk").get(pk=suggestion.pk)
-            outcome = executor(suggestion, now=now, source_text=asked)
-            Execution.objects.filter(pk=execution.pk).update(
+            outcome = executor(
+                suggestion,
+                now=now,
+                source_text=asked,
+                idempotency_key=execution.idempotency_key,
+            )
+            _finish(
+                execution,
                 status=Execution.Status.SUCCEEDED,
-                success=True,
                 message=outcome.message,
+                now=now,
                 result=outcome.result,
-                executed_at=now,
             )
     except Exception as exc:
         if isinstance(exc, ActionFailed):
@@ -227,12 +395,12 @@ def _execute(
         else:
             logger.exception("Executor %s failed for %s", suggestion.action, suggestion)
             message = f"{suggestion.get_action_display()} failed"
-        Execution.objects.filter(pk=execution.pk).update(
+        _finish(
+            execution,
             status=Execution.Status.FAILED,
-            success=False,
             message=message,
+            now=now,
             error=f"{type(exc).__name__}: {exc}",
-            executed_at=now,
         )
         return ActionResult(success=False, ignored=False, message=message)
     return ActionResult(success=True, ignored=False, message=outcome.message)

@@ -24,14 +24,20 @@ logger = logging.getLogger(__name__)
 class OutgoingSms:
     to: str
     body: str
+    idempotency_key: str = ""
 
 
 class BaseSmsBackend(abc.ABC):
     """Send one SMS; raise if it could not be sent."""
 
     @abc.abstractmethod
-    def send(self, *, to: str, body: str) -> None:
-        """Hand the message to the provider; return only once it accepted it."""
+    def send(self, *, to: str, body: str, idempotency_key: str = "") -> None:
+        """Hand the message to the provider; return only once it accepted it.
+
+        ``idempotency_key`` is the same for every attempt of one execution: pass
+        it to a provider that deduplicates (most SMS APIs take one) so a re-run
+        after a crash sends nothing twice.
+        """
 
 
 class ConsoleBackend(BaseSmsBackend):
@@ -40,7 +46,7 @@ class ConsoleBackend(BaseSmsBackend):
     def __init__(self, *, stream: TextIO | None = None) -> None:
         self.stream = stream
 
-    def send(self, *, to: str, body: str) -> None:
+    def send(self, *, to: str, body: str, idempotency_key: str = "") -> None:
         stream = self.stream or sys.stdout
         stream.write(f"SMS to {to}\n{body}\n{'-' * 40}\n")
         stream.flush()
@@ -55,9 +61,9 @@ _outbox_lock = threading.Lock()
 class LocmemBackend(BaseSmsBackend):
     """Keeps sent messages in ``actions.sms.outbox`` (for tests)."""
 
-    def send(self, *, to: str, body: str) -> None:
+    def send(self, *, to: str, body: str, idempotency_key: str = "") -> None:
         with _outbox_lock:
-            outbox.append(OutgoingSms(to=to, body=body))
+            outbox.append(OutgoingSms(to=to, body=body, idempotency_key=idempotency_key))
 
 
 def backend_path() -> str:

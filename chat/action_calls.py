@@ -83,6 +83,7 @@ def _confirm(*, context: ConversationContext, suggestion_id: str, phone: str = "
     result = actions.suggestion_confirm(
         suggestion_id=suggestion_id,
         conversation_id=context.id,
+        client_address=context.client_address,
         source_text=lambda message_id: user_message_text(
             conversation_id=context.id, message_id=message_id
         ),

@@ -13,6 +13,9 @@ of its own. The card's state, read from the audit rows:
 | executed | succeeded | - | ``done`` |
 | executed | failed | - | ``failed`` |
 
+A pending card also carries ``secondsLeft``, so the page's countdown does not
+depend on the browser's clock agreeing with the server's.
+
 Every frame about a suggestion (``action_suggestion``, ``action_executed``,
 ``action_rejected`` and the history) carries the card, so a double click, a
 second tab and a reload all show the same one outcome.
@@ -48,14 +51,19 @@ def card(suggestion, *, language: str, now: dt.datetime) -> dict:
         message = template.format(phone=phone, reference=reference)
     else:
         message = texts.localized(texts.ACTION_STATE[state], language)
-    return {
+    needs_phone = suggestion.action in PHONE_ACTIONS and not suggestion.payload.get("phone_e164")
+    fields = {
         "state": state,
         "phone": phone,
-        "needsPhone": suggestion.action in PHONE_ACTIONS
-        and not suggestion.payload.get("phone_e164"),
+        "needsPhone": needs_phone,
         "reference": reference,
         "message": message,
     }
+    if state == "pending":
+        # The countdown runs on the browser's clock from this, whatever that clock says.
+        left = (suggestion.expires_at - now).total_seconds()
+        fields["secondsLeft"] = round(max(0.0, left), 1)
+    return fields
 
 
 def suggestion_frame(suggestion, *, language: str, now: dt.datetime) -> dict:

@@ -81,7 +81,10 @@ class MessageInline(ReadOnlyInline):
 class ConversationAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
     list_display = ("id", "language", "started_at", "last_active_at", "message_count")
     list_filter = ("language", "started_at")
-    search_fields = ("id", "session_key", "messages__text")
+    search_fields = ("id", "messages__text")
+    # The session's hash is a lookup key, not something staff read or export.
+    exclude = ("session_hash",)
+    export_exclude = ("session_hash",)
     date_hierarchy = "started_at"
     inlines = [MessageInline]
     actions = [export_jsonl]

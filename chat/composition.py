@@ -20,13 +20,13 @@ from types import ModuleType
 
 from django.conf import settings
 
-from chat import action_calls, admission, audit, metrics
+from chat import action_calls, admission, audit, handoff, metrics
 from chat.asyncdb import off_loop
 from chat.context import ConversationContext
 from chat.edge import ConnectionsByAddress
 from chat.llm import LLMBackend, get_backend
 from chat.pipeline import TurnServices
-from chat.selectors import conversation_context
+from chat.selectors import conversation_context, handoff_owner
 from chat.services import feedback_create
 from chat.shutdown import LiveConnections
 from grounding.selectors import acurrent_index, arefresh_index
@@ -53,6 +53,13 @@ class ChatServices:
     metrics: ModuleType  # connection_opened/closed, action_confirmed
     connections: ConnectionsByAddress
     live: LiveConnections
+    # Live handoff (chat.handoff). (conversation_id=, session_key=, language=, source=, text=)
+    # -> RequestResult: the conversation queued for a person, or offline.
+    request_handoff: Callable[..., Awaitable[object]]
+    # (conversation_id=, text=, message_id=) -> the event, or None when no person owns it.
+    message_to_person: Callable[..., Awaitable[object]]
+    # (conversation_id=) -> the name of the person who owns the conversation, or None.
+    person_owning: Callable[..., Awaitable[str | None]]
 
     def with_backend(self, backend: LLMBackend) -> "ChatServices":
         return replace(self, turn=replace(self.turn, backend=backend))
@@ -76,6 +83,7 @@ def _build(backend_name: str, base_url: str, model: str) -> ChatServices:
         current_index=acurrent_index,
         admit=admission.turn_start,
         record=audit.record_turn_later,
+        begin=audit.begin_turn,
         suggest=action_calls.suggestion_create,
         turn_finished=metrics.turn_finished,
     )
@@ -90,6 +98,9 @@ def _build(backend_name: str, base_url: str, model: str) -> ChatServices:
         metrics=metrics,
         connections=_connections,
         live=_live,
+        request_handoff=off_loop(handoff.handoff_request),
+        message_to_person=off_loop(handoff.handoff_customer_message),
+        person_owning=off_loop(handoff_owner),
     )
 
 

@@ -16,6 +16,7 @@ so ``websocket_receive``, the consumer's documented handler for the ASGI
 passes every other frame on to Channels unchanged.
 """
 
+import asyncio
 import logging
 import secrets
 import time
@@ -27,8 +28,11 @@ from django.conf import settings
 from chat import protocol, texts
 from chat.action_calls import PhoneProblem, SuggestionNotFound
 from chat.composition import ChatServices, chat_services
-from chat.edge import client_address
+from chat.edge import ConnectionSlot, client_address
+from chat.handoff import owner_group
+from chat.handoff_rules import asks_for_person
 from chat.logcontext import bind_conversation
+from chat.models import Handoff
 from chat.pipeline import Turn
 from chat.protocol import ErrorCode, ProtocolError, error_frame
 from chat.ratelimit import limiter_from_setting
@@ -48,16 +52,19 @@ def new_message_id() -> str:
 
 
 class ChatConsumer(AsyncJsonWebsocketConsumer):
+    # The person who owns the conversation (live handoff); None while the agent answers.
+    person: str | None = None
     closing = False
-    admitted = False
-    counted = False
     groups_joined: tuple[str, ...] = ()
 
     def __init__(self, *args, services: ChatServices | None = None, **kwargs) -> None:
         """``services``: fakes for a test (``as_asgi(services=...)``); else the process's."""
         super().__init__(*args, **kwargs)
         self.services = services or chat_services()
-        self.turns = TurnRunner(self.send_json)
+        # Every frame of a turn goes through the handoff gate (see _agent_frame).
+        self.turns = TurnRunner(self._agent_frame)
+
+        self.turns = TurnRunner(self._send_turn_frame)
 
     # -- Channels' hooks -------------------------------------------------------
 
@@ -78,29 +85,43 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
             await self.receive_json(_decoded(message.get("text"), message.get("bytes")))
 
     async def connect(self) -> None:
-        """Resume the browser session's conversation (or start one) and accept."""
+        """Resume the browser session's conversation (or start one) and accept.
+
+        The connection's slot (per-address count, open-connections gauge) is
+        released on every path that does not end in an open connection.
+        """
         services = self.services
         self.address = client_address(self.scope)
-        self.admitted = services.connections.admit(
-            self.address, limit=settings.WS_MAX_CONNECTIONS_PER_IP
-        )
-        if not self.admitted:
+        self.slot = ConnectionSlot(services.connections, self.address)
+        self.scope.get("connection_slots", []).append(self.slot)
+        if not self.slot.admit(limit=settings.WS_MAX_CONNECTIONS_PER_IP):
             await self.accept()
             await self._refuse(
                 ErrorCode.TOO_MANY_CONNECTIONS, "Too many connections from your address.", 1008
             )
             return
-        self.context = await services.conversation(session_key=self.scope.get("session_key", ""))
-        self.limiter = limiter_from_setting(settings.WS_RATE_LIMIT)
-        self.flood = limiter_from_setting(settings.WS_FLOOD_LIMIT)
-        self.groups_joined = (conversation_group(self.context.id), KB_GROUP)
-        for group in self.groups_joined:
-            await self.channel_layer.group_add(group, self.channel_name)
-        await self.accept()
+        try:
+            self.context = await services.conversation(
+                session_key=self.scope.get("session_key", "")
+            )
+            self.context.client_address = self.address
+            self.limiter = limiter_from_setting(settings.WS_RATE_LIMIT)
+            self.flood = limiter_from_setting(settings.WS_FLOOD_LIMIT)
+            self.person = await services.person_owning(conversation_id=self.context.id)
+            if not await self._join_groups(conversation_group(self.context.id), KB_GROUP):
+                self.slot.release()
+                await self.close()  # the handshake is refused; the client retries
+                return
+            await self.accept()
+        except BaseException:
+            self.slot.release()
+            raise
         services.live.register(self)
         bind_conversation(self.context.id)
         services.metrics.connection_opened()
-        self.counted = True
+        self.slot.on_release(services.metrics.connection_closed)
+        if self.person is not None:  # a reload while a person owns the conversation
+            await self.send_json({"type": "agent_joined", "name": self.person})
 
     async def receive_json(self, content, **kwargs) -> None:
         """One decoded frame: the command's handler, or one error frame for bad input."""
@@ -116,7 +137,8 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
             if isinstance(content, ProtocolError):
                 raise content
             command = protocol.parse_command(content, max_text_chars=settings.WS_MAX_TEXT_CHARS)
-            if not isinstance(command, protocol.Cancel) and not self.limiter.allow():
+            unlimited = isinstance(command, protocol.Cancel | protocol.Typing)
+            if not unlimited and not self.limiter.allow():
                 raise ProtocolError(ErrorCode.RATE_LIMITED, "Too many messages; slow down.")
             await self.handlers[type(command)](self, command)
         except ProtocolError as exc:
@@ -127,26 +149,61 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
 
     async def disconnect(self, code: int) -> None:
         """Stop the running turn (it is recorded as cancelled) and leave the groups."""
-        await self.turns.stop()
-        for group in self.groups_joined:
-            await self.channel_layer.group_discard(group, self.channel_name)
-        if self.counted:
-            self.services.metrics.connection_closed()
-        if self.admitted:
-            self.services.connections.release(self.address)
-        self.services.live.unregister(self)
+        try:
+            await self.turns.stop()
+            for group in self.groups_joined:
+                try:
+                    await self.channel_layer.group_discard(group, self.channel_name)
+                except Exception:  # the layer is away; its group entries expire
+                    logger.warning("Could not leave %s", group, exc_info=True)
+        finally:
+            slot = getattr(self, "slot", None)
+            if slot is not None:
+                slot.release()
+            self.services.live.unregister(self)
 
     # -- handlers, one per client message type ---------------------------------
 
     async def on_message(self, command: protocol.SendMessage) -> None:
-        """End the running turn, then start the new one in the background."""
+        """To the person who owns the conversation; else a request for one; else a new turn."""
+        message_id = command.id or new_message_id()
+        # The database says who owns the conversation, at every message.
+        to_person = await self.services.message_to_person(
+            conversation_id=self.context.id, text=command.text, message_id=message_id
+        )
+        if to_person is not None:
+            if self.person is None:  # a missed agent_joined: silence the agent now
+                await self.turns.cancel()
+                self.person = await self.services.person_owning(conversation_id=self.context.id)
+            await self.send_json({"type": "handoff_delivered", "messageId": message_id})
+            return
+        self.person = None  # a missed agent_left: nobody owns it now
+        if asks_for_person(command.text):
+            await self.send_json({"type": "handoff_delivered", "messageId": message_id})
+            await self._request_handoff(Handoff.Source.PHRASE, command.text)
+            return
         turn = Turn(
             context=self.context,
             text=command.text,
-            message_id=command.id or new_message_id(),
+            message_id=message_id,
             services=self.services.turn,
         )
         await self.turns.start(turn)
+
+    async def on_handoff_request(self, command: protocol.RequestHandoff) -> None:
+        """Queue the conversation for a person (or, outside opening hours, offer alternatives)."""
+        await self._request_handoff(Handoff.Source.BUTTON, "")
+
+    async def on_typing(self, command: protocol.Typing) -> None:
+        """Show the person who owns the conversation that the customer is typing."""
+        if self.person is not None:
+            await self.channel_layer.group_send(
+                owner_group(self.context.id),
+                {
+                    "type": "handoff.customer",
+                    "frame": {"type": "customer_typing", "conversationId": str(self.context.id)},
+                },
+            )
 
     async def on_cancel(self, command: protocol.Cancel) -> None:
         """Stop the stream between tokens; a no-op when nothing is streaming."""
@@ -207,12 +264,34 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         protocol.ConfirmAction: on_confirm,
         protocol.RejectAction: on_reject,
         protocol.GiveFeedback: on_feedback,
+        protocol.RequestHandoff: on_handoff_request,
+        protocol.Typing: on_typing,
     }
 
     # -- channel layer events --------------------------------------------------
 
     async def action_executed(self, event: dict) -> None:
         """Another tab of this conversation ran an action: show its result here too."""
+        if event["origin"] != self.channel_name:
+            await self.send_json(event["frame"])
+
+    async def handoff_frame(self, event: dict) -> None:
+        """A person joined, wrote, typed or left (on any process): tell the customer.
+
+        When a person joins, the running turn is ended first (its frames,
+        stream_end included, come before agent_joined) and from then on the
+        gate drops every agent frame until agent_left.
+        """
+        frame = event["frame"]
+        if frame["type"] == "agent_joined":
+            await self.turns.cancel()
+            self.person = frame["name"]
+        elif frame["type"] == "agent_left":
+            self.person = None
+        await self.send_json(frame)
+
+    async def action_suggested(self, event: dict) -> None:
+        """Another tab of this conversation got a suggestion: show its card here too."""
         if event["origin"] != self.channel_name:
             await self.send_json(event["frame"])
 
@@ -247,11 +326,60 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
 
     # -- helpers ---------------------------------------------------------------
 
+    async def _agent_frame(self, frame: dict) -> None:
+        """Every frame of the agent passes here: none goes out while a person owns the chat."""
+        if self.person is None:
+            await self.send_json(frame)
+
+    async def _request_handoff(self, source: str, text: str) -> None:
+        await self.turns.cancel()
+        await self.services.audit_drain()  # the person reads the history, last answer included
+        context = self.context
+        result = await self.services.request_handoff(
+            conversation_id=context.id,
+            session_key=context.session_key,
+            language=context.language,
+            source=source,
+            text=text,
+        )
+        if result.offline:
+            await self.send_json(
+                {
+                    "type": "handoff_offline",
+                    "text": texts.localized(texts.HANDOFF_OFFLINE, context.language),
+                    "options": ["schedule_callback", "create_ticket"],
+                }
+            )
+        elif result.position is not None:
+            await self.send_json({"type": "handoff_queued", "position": result.position})
+
     async def _refuse(self, code: str, message: str, close_code: int) -> None:
         """One error frame, then close with ``close_code`` (1008 policy, 1009 too big)."""
         self.closing = True
         await self.send_json(error_frame(code, message))
         await self.close(code=close_code)
+
+    async def _send_turn_frame(self, frame: dict) -> None:
+        """A turn's frame to this tab; a suggestion's card to the conversation's other tabs too."""
+        await self.send_json(frame)
+        if frame["type"] == "action_suggestion":
+            await self._tell_other_tabs("action.suggested", frame)
+
+    async def _join_groups(self, *groups: str) -> bool:
+        """Join ``groups``; one retry per group (the first use of a pooled connection
+        after a Redis restart fails). False when the channel layer is unavailable."""
+        for group in groups:
+            for attempt in (1, 2):
+                try:
+                    await self.channel_layer.group_add(group, self.channel_name)
+                    break
+                except Exception:
+                    if attempt == 2:
+                        logger.error("Channel layer unavailable; refusing a connection")
+                        return False
+                    await asyncio.sleep(0.05)
+            self.groups_joined += (group,)
+        return True
 
     async def _tell_other_tabs(self, event_type: str, frame: dict) -> None:
         await self.channel_layer.group_send(

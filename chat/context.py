@@ -17,6 +17,7 @@ def _history() -> deque:
 class ConversationContext:
     id: uuid.UUID = field(default_factory=uuid.uuid4)
     session_key: str = ""
+    client_address: str = ""  # chat.edge.client_address of the connection (for quotas)
     language: str = "sv"
     previous_query: str | None = None
     history: deque = field(default_factory=_history)  # of Exchange, oldest first

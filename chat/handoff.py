@@ -27,7 +27,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from chat.handoff_rules import is_open
+from chat.handoff_rules import is_open, staff_name
 from chat.models import Handoff, HandoffEvent
 from chat.selectors import handoff_position
 from chat.services import conversation_touch
@@ -44,11 +44,6 @@ def customer_group(conversation_id) -> str:
 def owner_group(conversation_id) -> str:
     """The staff connections that own a conversation."""
     return f"handoff.{conversation_id}"
-
-
-def staff_name(user: AbstractBaseUser) -> str:
-    """The name a customer sees for a staff member: first name, else the username."""
-    return getattr(user, "first_name", "") or user.get_username()
 
 
 class HandoffError(Exception):
@@ -195,11 +190,23 @@ def handoff_staff_message(
     return event
 
 
-@transaction.atomic
 def handoff_customer_message(
     *, conversation_id: uuid.UUID, text: str, message_id: str = ""
 ) -> HandoffEvent | None:
-    """The customer's message while a person owns the conversation; None when nobody does."""
+    """The customer's message while a person owns the conversation; None when nobody does.
+
+    Called for every customer message, so the common case (nobody owns it) is
+    one indexed read outside any transaction: on SQLite a transaction takes
+    the write lock at BEGIN (IMMEDIATE), which every message would queue on.
+    """
+    owned = Handoff.objects.filter(conversation_id=conversation_id, status=Handoff.Status.ACTIVE)
+    if not owned.exists():
+        return None
+    return _customer_message(conversation_id=conversation_id, text=text, message_id=message_id)
+
+
+@transaction.atomic
+def _customer_message(*, conversation_id, text: str, message_id: str) -> HandoffEvent | None:
     handoff = Handoff.objects.filter(
         conversation_id=conversation_id, status=Handoff.Status.ACTIVE
     ).first()

@@ -93,3 +93,8 @@ def is_open(spec: str, now: dt.datetime) -> bool:
         now.weekday() in days and opens <= moment < closes
         for days, opens, closes in parse_opening_hours(spec)
     )
+
+
+def staff_name(user) -> str:
+    """The name a customer sees for a staff member: first name, else the username."""
+    return getattr(user, "first_name", "") or user.get_username()

@@ -4,6 +4,22 @@ import uuid
 
 from django.conf import settings
 from django.db import models
+from django.utils.crypto import salted_hmac
+
+_SESSION_HASH_SALT = "chat.Conversation.session_hash"
+
+
+def session_hash(session_key: str) -> str:
+    """The keyed hash (HMAC-SHA256 with SECRET_KEY) a conversation stores for its session.
+
+    A session key is a live credential (it can open the admin as its user),
+    so it is never stored: lookups hash the key the browser presents. ""
+    for no key. Rotating SECRET_KEY unbinds existing conversations from
+    their browsers (they stay in the audit trail).
+    """
+    if not session_key:
+        return ""
+    return salted_hmac(_SESSION_HASH_SALT, session_key, algorithm="sha256").hexdigest()
 
 
 class Language(models.TextChoices):
@@ -13,8 +29,9 @@ class Language(models.TextChoices):
 
 class Conversation(models.Model):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    # The browser session that owns it; empty for clients without cookies.
-    session_key = models.CharField(max_length=64, blank=True, db_index=True)
+    # The browser session that owns it, as ``session_hash(key)``; empty for
+    # clients without cookies. In no admin list, search or export.
+    session_hash = models.CharField(max_length=64, blank=True, db_index=True, editable=False)
     language = models.CharField(max_length=2, choices=Language.choices, default=Language.SWEDISH)
     started_at = models.DateTimeField(auto_now_add=True, db_index=True)
     last_active_at = models.DateTimeField(auto_now_add=True, db_index=True)
@@ -38,7 +55,9 @@ class Message(models.Model):
         NO_SUPPORT = "no_support", "No support in KB"
         ACTION = "action", "Action suggested"
         ERROR = "error", "Error"
-        INTERRUPTED = "interrupted", "Interrupted (server shutdown)"
+        INTERRUPTED = "interrupted", "Interrupted (server shutdown or crash)"
+        # The question is recorded and the answer is being generated.
+        IN_PROGRESS = "in_progress", "In progress"
 
     conversation = models.ForeignKey(
         Conversation, on_delete=models.PROTECT, related_name="messages"

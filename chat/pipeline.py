@@ -65,6 +65,11 @@ class TurnRecord:
     backend: str = ""
     model: str = ""
     suggestion_id: str = ""
+    answer_pk: int | None = None  # the answer's row, once the audit trail wrote the question
+
+
+async def _nothing_to_begin(record: "TurnRecord") -> None:
+    """A turn without a durable beginning (tests that only look at the events)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,6 +87,8 @@ class TurnServices:
     suggest: Callable[..., Awaitable[dict]]
     # Counts a finished turn: (status, ttft_ms, total_ms).
     turn_finished: Callable[[str, float | None, float | None], None]
+    # Commits the question (an answer row in progress) before generation starts.
+    begin: Callable[["TurnRecord"], Awaitable[None]] = _nothing_to_begin
 
 
 class Turn:
@@ -111,8 +118,10 @@ class Turn:
         self.interrupted = False  # set when the server stops the turn on shutdown
 
     async def events(self) -> AsyncIterator[Event]:
-        """The turn's events, in protocol order; persists the turn when it ends."""
+        """The turn's events, in protocol order; the question is committed before the first,
+        the turn's record completed when it ends."""
         try:
+            await self.services.begin(self.record)
             trigger = detect_action(self.question)
             steps = self._action_turn(trigger) if trigger else self._answer_turn()
             # aclosing: an early close reaches the LLM stream at once, not at GC time.

@@ -17,6 +17,8 @@ is two steps, which the consumer calls from two Channels hooks:
 | a known type with a bad field           | invalid_message (text: too_large) | stays open |
 """
 
+import json
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -86,10 +88,37 @@ class GiveFeedback:
     reason: str = ""  # one of FEEDBACK_REASONS, or empty
 
 
-Command = SendMessage | Cancel | ConfirmAction | RejectAction | GiveFeedback
+@dataclass(frozen=True, slots=True)
+class RequestHandoff:
+    """The customer asks for a person (the page's button)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Typing:
+    """The customer is typing (relayed to the person who owns the conversation)."""
+
+
+Command = (
+    SendMessage | Cancel | ConfirmAction | RejectAction | GiveFeedback | RequestHandoff | Typing
+)
 
 MAX_ID_CHARS = 100
 MAX_COMMENT_CHARS = 2000
+# Characters no database here can store: NUL (PostgreSQL text) and lone
+# surrogates (not encodable as UTF-8: SQLite, and every frame sent back).
+_UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
+
+
+def storable(value: str) -> bool:
+    """True when ``value`` can be stored and sent back as it is."""
+    return _UNSTORABLE.search(value) is None
+
+
+def made_storable(value: str) -> str:
+    """``value`` with each unstorable character replaced by U+FFFD (for text we did not parse)."""
+    return value if storable(value) else _UNSTORABLE.sub("\ufffd", value)
+
+
 MAX_PHONE_CHARS = 40
 FEEDBACK_REASONS = ("wrong", "not_helpful", "no_answer", "other")
 
@@ -138,11 +167,20 @@ def decode_frame(
             raise ProtocolError(ErrorCode.TOO_LARGE, f"Frame exceeds {max_frame_bytes} bytes.")
         raise ProtocolError(ErrorCode.BINARY_NOT_SUPPORTED, "Binary frames are not supported.")
     # A character is at most 4 bytes in UTF-8: skip encoding the common small frame.
-    if len(text_data) * 4 > max_frame_bytes and len(text_data.encode()) > max_frame_bytes:
+    if (
+        len(text_data) * 4 > max_frame_bytes
+        and len(text_data.encode(errors="surrogatepass")) > max_frame_bytes
+    ):
         raise ProtocolError(ErrorCode.TOO_LARGE, f"Frame exceeds {max_frame_bytes} bytes.")
     try:
         return orjson.loads(text_data)
     except orjson.JSONDecodeError:
+        pass
+    # orjson also refuses lone surrogates (valid JSON, refused by parse_command
+    # as invalid_message) and nesting past 1024: the standard parser tells which.
+    try:
+        return json.loads(text_data)
+    except (ValueError, RecursionError):  # RecursionError: nested too deep
         raise ProtocolError(ErrorCode.INVALID_JSON, "Frame is not valid JSON.") from None
 
 
@@ -165,6 +203,12 @@ def _string(data: dict, name: str, *, max_chars: int, required: bool = True, **f
         raise ProtocolError(
             ErrorCode.INVALID_MESSAGE, f"Field '{name}' must be a non-empty string.", **fields
         )
+    if not storable(value):
+        # Never echoed back: a lone surrogate cannot be encoded into a frame.
+        fields = {k: v for k, v in fields.items() if v != value}
+        raise ProtocolError(
+            ErrorCode.INVALID_MESSAGE, f"Field '{name}' contains NUL or a lone surrogate.", **fields
+        )
     if len(value) > max_chars:
         code = ErrorCode.TOO_LARGE if name == "text" else ErrorCode.INVALID_MESSAGE
         raise ProtocolError(code, f"Field '{name}' exceeds {max_chars} characters.", **fields)
@@ -174,10 +218,14 @@ def _string(data: dict, name: str, *, max_chars: int, required: bool = True, **f
 def _parse_message(data: dict, max_text_chars: int) -> SendMessage:
     message_id = data.get("id")
     if message_id is not None and (
-        not isinstance(message_id, str) or not message_id or len(message_id) > MAX_ID_CHARS
+        not isinstance(message_id, str)
+        or not message_id
+        or len(message_id) > MAX_ID_CHARS
+        or not storable(message_id)
     ):
         raise ProtocolError(
-            ErrorCode.INVALID_MESSAGE, f"Field 'id' must be a string of 1..{MAX_ID_CHARS} chars."
+            ErrorCode.INVALID_MESSAGE,
+            f"Field 'id' must be a string of 1..{MAX_ID_CHARS} storable chars.",
         )
     fields = {"messageId": message_id} if message_id else {}
     text = _string(data, "text", max_chars=max_text_chars, **fields)
@@ -224,7 +272,17 @@ def _parse_feedback(data: dict, max_text_chars: int) -> GiveFeedback:
     return GiveFeedback(message_id=message_id, rating=rating, comment=comment, reason=reason)
 
 
+def _parse_handoff_request(data: dict, max_text_chars: int) -> RequestHandoff:
+    return RequestHandoff()
+
+
+def _parse_typing(data: dict, max_text_chars: int) -> Typing:
+    return Typing()
+
+
 _PARSERS = {
+    "handoff_request": _parse_handoff_request,
+    "typing": _parse_typing,
     "message": _parse_message,
     "cancel": _parse_cancel,
     "confirm_action": _parse_confirm,

@@ -7,14 +7,18 @@ from django.db.models import F
 
 from actions.models import Suggestion
 from chat.context import ConversationContext
-from chat.models import Conversation, Feedback, Handoff, HandoffEvent, Message
+from chat.models import Conversation, Feedback, Handoff, HandoffEvent, Message, session_hash
 
 
 def conversation_for_session(*, session_key: str) -> Conversation | None:
     """The most recent conversation of a browser session."""
     if not session_key:
         return None
-    return Conversation.objects.filter(session_key=session_key).order_by("-last_active_at").first()
+    return (
+        Conversation.objects.filter(session_hash=session_hash(session_key))
+        .order_by("-last_active_at")
+        .first()
+    )
 
 
 def conversation_context(*, session_key: str) -> ConversationContext:
@@ -69,8 +73,24 @@ def conversation_transcript(*, conversation: Conversation) -> list[dict]:
                 item["blocked"] = message.block_reason
             if message.pk in latest_feedback:
                 item["feedback"] = latest_feedback[message.pk]
-        transcript.append(item)
-    return transcript
+        transcript.append((message.created_at, item))
+    transcript += _handoff_transcript(conversation)
+    transcript.sort(key=lambda entry: entry[0])
+    return [item for _, item in transcript]
+
+
+def _handoff_transcript(conversation: Conversation) -> list[tuple]:
+    """What the customer and a person wrote during a handoff (role "user" and "agent")."""
+    from chat.handoff_rules import staff_name
+
+    kinds = (HandoffEvent.Kind.CUSTOMER_MESSAGE, HandoffEvent.Kind.STAFF_MESSAGE)
+    items = []
+    for event in conversation.handoff_events.filter(kind__in=kinds).select_related("staff"):
+        item = {"role": "user", "text": event.text, "messageId": event.message_id}
+        if event.kind == HandoffEvent.Kind.STAFF_MESSAGE:
+            item.update(role="agent", name=staff_name(event.staff))
+        items.append((event.created_at, item))
+    return items
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,11 +169,16 @@ def handoff_position(*, handoff) -> int | None:
     )
 
 
-def handoff_owned(*, conversation_id) -> bool:
-    """Whether a person owns the conversation now (the agent must send nothing)."""
-    return Handoff.objects.filter(
-        conversation_id=conversation_id, status=Handoff.Status.ACTIVE
-    ).exists()
+def handoff_owner(*, conversation_id) -> str | None:
+    """The name of the person who owns the conversation now (the agent must send nothing)."""
+    from chat.handoff_rules import staff_name
+
+    handoff = (
+        Handoff.objects.filter(conversation_id=conversation_id, status=Handoff.Status.ACTIVE)
+        .select_related("taken_by")
+        .first()
+    )
+    return staff_name(handoff.taken_by) if handoff else None
 
 
 def handoff_queue() -> list[dict]:

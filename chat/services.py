@@ -1,13 +1,14 @@
 """Writes of the chat audit trail."""
 
+import datetime as dt
 import uuid
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
 
-from chat.fast_insert import insert_rows
-from chat.models import AnswerReview, Conversation, Feedback, Message
+from chat.models import AnswerReview, Conversation, Feedback, Message, session_hash
+from chat.protocol import made_storable
 
 # The answers staff review: withheld by the guard, or no support in the KB.
 REVIEWABLE_STATUSES = (Message.Status.WITHHELD, Message.Status.NO_SUPPORT)
@@ -24,9 +25,13 @@ class NotReviewable(Exception):
 def conversation_touch(
     *, conversation_id: uuid.UUID, session_key: str = "", language: str = "sv"
 ) -> Conversation:
-    """Create the conversation on first use, else mark it active now."""
+    """Create the conversation on first use, else mark it active now.
+
+    ``session_key`` is the browser's; only its keyed hash is stored.
+    """
     conversation, created = Conversation.objects.get_or_create(
-        pk=conversation_id, defaults={"session_key": session_key, "language": language}
+        pk=conversation_id,
+        defaults={"session_hash": session_hash(session_key), "language": language},
     )
     if not created:
         Conversation.objects.filter(pk=conversation_id).update(
@@ -35,131 +40,82 @@ def conversation_touch(
     return conversation
 
 
-# Every column of a Message row, in the order the rows below give them.
-_MESSAGE_FIELDS = (
-    "conversation",
-    "role",
-    "message_id",
-    "reply_to",
-    "text",
-    "status",
-    "language",
-    "created_at",
-    "draft",
-    "grounded",
-    "block_reason",
-    "unsupported",
-    "citations",
-    "retrieved",
-    "error",
-    "ttft_ms",
-    "total_ms",
-    "token_count",
-    "backend",
-    "model",
-)
-_CONVERSATION_FIELDS = ("id", "session_key", "language", "started_at", "last_active_at")
-_USER, _ASSISTANT, _DONE = (
-    Message.Role.USER.value,
-    Message.Role.ASSISTANT.value,
-    Message.Status.DONE.value,
-)
+@transaction.atomic
+def turn_begin(*, record) -> int:
+    """Commit the question and its answer's row, in progress, before generation starts.
 
-
-def _question_row(record, now) -> tuple:
-    """A user Message row in _MESSAGE_FIELDS order: the question, model defaults elsewhere."""
-    return (
-        record.conversation_id,
-        _USER,
-        record.message_id,
-        None,  # reply_to
-        record.question,
-        _DONE,
-        record.language,
-        now,
-        "",  # draft
-        None,  # grounded
-        "",  # block_reason
-        [],  # unsupported
-        [],  # citations
-        [],  # retrieved
-        "",  # error
-        None,  # ttft_ms
-        None,  # total_ms
-        None,  # token_count
-        "",  # backend
-        "",  # model
+    ``record`` is a ``chat.pipeline.TurnRecord``. Returns the answer row's
+    pk, which ``turn_complete`` fills in. A crash from here on leaves the row
+    in progress; ``turns_mark_interrupted`` (at start-up) marks it.
+    """
+    conversation_touch(
+        conversation_id=record.conversation_id,
+        session_key=record.session_key,
+        language=record.language,
     )
-
-
-def _answer_row(record, question_id: int, now) -> tuple:
-    """An assistant Message row in _MESSAGE_FIELDS order, replying to ``question_id``."""
-    return (
-        record.conversation_id,
-        _ASSISTANT,
-        record.message_id,
-        question_id,
-        record.text,
-        record.status,
-        record.language,
-        now,
-        record.draft,
-        record.grounded,
-        record.block_reason[:200],
-        record.unsupported,
-        record.citations,
-        record.retrieved,
-        record.error,
-        record.ttft_ms,
-        record.total_ms,
-        record.token_count,
-        record.backend,
-        record.model,
+    question = Message.objects.create(
+        conversation_id=record.conversation_id,
+        role=Message.Role.USER,
+        message_id=record.message_id,
+        text=made_storable(record.question),
+        language=record.language,
     )
+    answer = Message.objects.create(
+        conversation_id=record.conversation_id,
+        role=Message.Role.ASSISTANT,
+        message_id=record.message_id,
+        reply_to=question,
+        text="",
+        status=Message.Status.IN_PROGRESS,
+        language=record.language,
+    )
+    return answer.pk
 
 
 @transaction.atomic
-def turns_record(*, records: list) -> int:
-    """Persist turns (each the user's message and the assistant's answer) in one transaction.
+def turn_complete(*, record, answer_pk: int | None) -> int:
+    """Complete a turn's answer row with what it showed, its verdict, citations and timings.
 
-    ``records`` are ``chat.pipeline.TurnRecord``s, oldest first; returns how
-    many turns were written. A handful of queries whatever their number: the
-    audit writer batches turns under load. The rows are plain tuples through
-    ``chat.fast_insert`` rather than model instances through ``bulk_create``,
-    whose per-row compilation held the GIL beside the streams. They store
-    what ``Message.objects.create`` would (on SQLite, JSON in orjson's compact
-    layout: the same values read back). All rows of a batch share one
-    ``created_at``, so ids order them: the batch's questions, then its answers.
+    Without ``answer_pk`` (the begin was never written) both rows are written
+    now. Returns the answer's pk. One turn per transaction: a row that cannot
+    be written never takes another turn's with it.
     """
-    if not records:
-        return 0
-    now = timezone.now()
-    latest = {record.conversation_id: record for record in records}
-    insert_rows(
-        Conversation,
-        _CONVERSATION_FIELDS,
-        [(cid, r.session_key, r.language, now, now) for cid, r in latest.items()],
-        ignore_conflicts=True,
+    if answer_pk is None:
+        answer_pk = turn_begin(record=record)
+    else:
+        Conversation.objects.filter(pk=record.conversation_id).update(
+            last_active_at=timezone.now(), language=record.language
+        )
+    Message.objects.filter(pk=answer_pk).update(
+        text=made_storable(record.text),
+        status=record.status,
+        draft=made_storable(record.draft),
+        grounded=record.grounded,
+        block_reason=made_storable(record.block_reason)[:200],
+        unsupported=record.unsupported,
+        citations=record.citations,
+        retrieved=record.retrieved,
+        error=made_storable(record.error),
+        ttft_ms=record.ttft_ms,
+        total_ms=record.total_ms,
+        token_count=record.token_count,
+        backend=record.backend,
+        model=record.model,
     )
-    # Two plain UPDATEs (one per language), not bulk_update: its CASE per row
-    # is costly to build in Python, and this runs beside the streams.
-    by_language: dict[str, list] = {}
-    for cid, r in latest.items():
-        by_language.setdefault(r.language, []).append(cid)
-    for language, ids in by_language.items():
-        Conversation.objects.filter(pk__in=ids).update(language=language, last_active_at=now)
-    question_ids = insert_rows(
-        Message, _MESSAGE_FIELDS, [_question_row(r, now) for r in records], returning_pk=True
-    )
-    insert_rows(
-        Message,
-        _MESSAGE_FIELDS,
-        [
-            _answer_row(r, question_id, now)
-            for r, question_id in zip(records, question_ids, strict=True)
-        ],
-    )
-    return len(records)
+    return answer_pk
+
+
+def turns_mark_interrupted(*, older_than_seconds: float, now=None) -> int:
+    """Mark answers left in progress (their process died) as interrupted; returns how many.
+
+    Only rows older than ``older_than_seconds``, so a process starting beside
+    others never marks their live turns (no turn outlives ``LLM_TOTAL_TIMEOUT``).
+    """
+    now = now or timezone.now()
+    return Message.objects.filter(
+        status=Message.Status.IN_PROGRESS,
+        created_at__lte=now - dt.timedelta(seconds=older_than_seconds),
+    ).update(status=Message.Status.INTERRUPTED, error="Left in progress by a crash")
 
 
 @transaction.atomic

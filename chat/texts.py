@@ -13,6 +13,10 @@ CANNOT_VERIFY = gettext_noop("I cannot verify that.")
 LLM_UNAVAILABLE = gettext_noop("I can't answer right now. Please try again in a moment.")
 SERVER_RESTARTING = gettext_noop("The service is restarting. Reconnecting…")
 ANSWER_FAILED = gettext_noop("The answer failed. Please try again.")
+HANDOFF_OFFLINE = gettext_noop(
+    "No one is available to chat right now. We can call you back or create a support ticket: "
+    'write for example "call me on 070-123 45 67" or "create a ticket".'
+)
 ACTION_PROMPTS = {
     "schedule_callback": gettext_noop("Would you like us to call you back? Please confirm below."),
     "send_sms": gettext_noop("Would you like us to send you a text message? Please confirm below."),
@@ -87,6 +91,16 @@ PAGE = {
     "stepRephrase": gettext_noop("Ask in other words"),
     "stepCallback": gettext_noop("Call me back"),
     "stepTicket": gettext_noop("Create a ticket"),
+    "stepPerson": gettext_noop("Talk to a person"),
+    "handoffQueued": gettext_noop(
+        "You are number {position} in the queue. Someone will join shortly."
+    ),
+    "handoffJoined": gettext_noop("{name} joined the chat."),
+    "handoffTyping": gettext_noop("{name} is typing…"),
+    "handoffLeft": gettext_noop(
+        "{name} left the chat. You are talking to the automatic assistant again."
+    ),
+    "staffLabel": gettext_noop("Staff"),
     "callbackRequest": gettext_noop("Call me back"),
     "ticketRequest": gettext_noop("Create a ticket"),
     "sources": gettext_noop("Sources"),

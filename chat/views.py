@@ -1,9 +1,11 @@
 from django.conf import settings
 from django.contrib.admin.views.decorators import staff_member_required
+from django.contrib.sessions.backends.base import VALID_KEY_CHARS
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.utils import timezone
+from django.utils.crypto import get_random_string
 from django.utils.translation import get_language
 from django.views.decorators.http import require_GET
 
@@ -29,16 +31,33 @@ def suggestion_chips(language: str) -> list[str]:
 
 @require_GET
 def chat_page(request: HttpRequest) -> HttpResponse:
-    """The chat page; makes sure the browser has a session to bind its conversation to."""
-    if not request.session.session_key:
-        request.session.save()
+    """The chat page; makes sure the browser has a session key to bind its conversation to.
+
+    A browser without a session cookie gets a fresh random key in the session
+    cookie, and no row in the session table: the chat uses the key only as
+    the bearer token of its conversation (stored as a keyed hash,
+    ``chat.models.session_hash``), so a page view that never chats leaves
+    nothing in the database. A later login (staff) replaces it as usual.
+    """
     language = get_language() or settings.LANGUAGE_CODE
     context = {
         "strings": texts.page_strings(),
         "chips": suggestion_chips(language),
         "page_config": {"language": language, "debug": settings.DEBUG},
     }
-    return render(request, "chat/index.html", context)
+    response = render(request, "chat/index.html", context)
+    if settings.SESSION_COOKIE_NAME not in request.COOKIES:
+        response.set_cookie(
+            settings.SESSION_COOKIE_NAME,
+            get_random_string(32, VALID_KEY_CHARS),
+            max_age=settings.SESSION_COOKIE_AGE,
+            path=settings.SESSION_COOKIE_PATH,
+            domain=settings.SESSION_COOKIE_DOMAIN,
+            secure=settings.SESSION_COOKIE_SECURE,
+            httponly=settings.SESSION_COOKIE_HTTPONLY,
+            samesite=settings.SESSION_COOKIE_SAMESITE,
+        )
+    return response
 
 
 @require_GET

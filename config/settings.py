@@ -41,6 +41,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # Probes answer first, whatever their Host header (config/health.py).
+    "config.health.ProbeMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -187,7 +189,23 @@ LLM_MAX_RETRIES = env.int("LLM_MAX_RETRIES", default=2)
 LLM_MAX_TOKENS = env.int("LLM_MAX_TOKENS", default=1024)
 LLM_PROMPT_TOKEN_BUDGET = env.int("LLM_PROMPT_TOKEN_BUDGET", default=6000)
 
+# Audit writes that may wait for the database while it is away (chat/audit.py).
+AUDIT_QUEUE_MAX = env.int("AUDIT_QUEUE_MAX", default=10_000)
+
 ACTION_WINDOW_SECONDS = env.int("ACTION_WINDOW_SECONDS", default=30)
+# An execution left pending or running this long was abandoned by a crash:
+# the next confirm, or `manage.py recover_executions`, runs it again with the
+# same idempotency key (actions/services.py).
+EXECUTION_RECOVERY_SECONDS = env.float("EXECUTION_RECOVERY_SECONDS", default=30.0)
+# Attempts before an abandoned execution is marked failed instead.
+EXECUTION_MAX_ATTEMPTS = env.int("EXECUTION_MAX_ATTEMPTS", default=3)
+# A repeated confirm waits this long for the running attempt's result.
+EXECUTION_WAIT_SECONDS = env.float("EXECUTION_WAIT_SECONDS", default=5.0)
+# Quotas on SMS and callbacks, "count/seconds" each ("0": off); actions/quotas.py.
+ACTION_QUOTA_PER_CONVERSATION = env("ACTION_QUOTA_PER_CONVERSATION", default="3/86400")
+ACTION_QUOTA_PER_NUMBER = env("ACTION_QUOTA_PER_NUMBER", default="3/86400")
+ACTION_QUOTA_PER_ADDRESS = env("ACTION_QUOTA_PER_ADDRESS", default="10/3600")
+ACTION_QUOTA_PER_MINUTE = env("ACTION_QUOTA_PER_MINUTE", default="30/60")
 # The empty chat page's suggestion chips per page language ("|" between chips).
 CHAT_SUGGESTIONS = {
     "sv": env(
@@ -228,21 +246,40 @@ GC_FULL_COLLECTION_SECONDS = env.float("GC_FULL_COLLECTION_SECONDS", default=60.
 GC_YOUNG_THRESHOLD = env.int("GC_YOUNG_THRESHOLD", default=10_000)
 
 # --- Production security ----------------------------------------------------
-# Off by default so `make run` works on http://localhost. Behind TLS set
-# DJANGO_DEBUG=0, DJANGO_SECRET_KEY, ALLOWED_HOSTS and the variables below;
-# `manage.py check --deploy --fail-level WARNING` then passes.
+# DJANGO_DEBUG=0 declares production: secure cookies, HSTS and the SSL
+# redirect are on unless a variable turns one off, so with only DJANGO_DEBUG=0,
+# DJANGO_SECRET_KEY and ALLOWED_HOSTS `manage.py check --deploy --fail-level
+# WARNING` passes. Without DJANGO_DEBUG (`make run`, the tests) they stay off,
+# so the product works on http://localhost.
+PRODUCTION = "DJANGO_DEBUG" in os.environ and not DEBUG
 
-SECURE_SSL_REDIRECT = env.bool("DJANGO_SECURE_SSL_REDIRECT", default=False)
+SECURE_SSL_REDIRECT = env.bool("DJANGO_SECURE_SSL_REDIRECT", default=PRODUCTION)
 # Probes and scrapers call a process directly over plain HTTP.
-SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^metrics$"]
-SESSION_COOKIE_SECURE = env.bool("DJANGO_SESSION_COOKIE_SECURE", default=False)
-CSRF_COOKIE_SECURE = env.bool("DJANGO_CSRF_COOKIE_SECURE", default=False)
-SECURE_HSTS_SECONDS = env.int("DJANGO_SECURE_HSTS_SECONDS", default=0)
-SECURE_HSTS_INCLUDE_SUBDOMAINS = env.bool("DJANGO_SECURE_HSTS_INCLUDE_SUBDOMAINS", default=False)
-SECURE_HSTS_PRELOAD = env.bool("DJANGO_SECURE_HSTS_PRELOAD", default=False)
+SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^livez$", r"^readyz$", r"^metrics$"]
+SESSION_COOKIE_SECURE = env.bool("DJANGO_SESSION_COOKIE_SECURE", default=PRODUCTION)
+CSRF_COOKIE_SECURE = env.bool("DJANGO_CSRF_COOKIE_SECURE", default=PRODUCTION)
+SECURE_HSTS_SECONDS = env.int(
+    "DJANGO_SECURE_HSTS_SECONDS", default=60 * 60 * 24 * 365 if PRODUCTION else 0
+)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env.bool(
+    "DJANGO_SECURE_HSTS_INCLUDE_SUBDOMAINS", default=PRODUCTION
+)
+SECURE_HSTS_PRELOAD = env.bool("DJANGO_SECURE_HSTS_PRELOAD", default=PRODUCTION)
 # Only behind a proxy that terminates TLS and always sets X-Forwarded-Proto;
 # otherwise a client could claim https itself.
 if env.bool("DJANGO_SECURE_PROXY_SSL_HEADER", default=False):
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 # e.g. https://chat.example.com (scheme included), for the admin's forms.
 CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
+
+# Reverse proxies whose X-Forwarded-For is believed (addresses or CIDR ranges,
+# comma-separated, e.g. "127.0.0.1,10.0.0.0/8"). Empty: the peer is the client.
+# See chat/edge.py.
+TRUSTED_PROXIES = env.list("TRUSTED_PROXIES", default=[])
+
+# Seconds an HTTP connection may send nothing (a half-open or slow request)
+# before daphne drops it (config/server/daphne_edge_limits.py; Twisted's default is 60).
+# The application's own time per request: daphne's --http-timeout (Makefile).
+HTTP_IDLE_TIMEOUT_SECONDS = env.int("HTTP_IDLE_TIMEOUT_SECONDS", default=15)
+# A readiness check slower than this counts as failed (config/health.py).
+READINESS_CHECK_TIMEOUT_SECONDS = env.float("READINESS_CHECK_TIMEOUT_SECONDS", default=1.0)

@@ -1,9 +1,9 @@
 from django.contrib import admin
+from django.contrib.auth.decorators import permission_required
 from django.urls import include, path
 
 from chat import views
 from chat.metrics import metrics_view
-from config.health import healthz
 from grounding.preview import retrieval_preview
 
 urlpatterns = [
@@ -13,10 +13,13 @@ urlpatterns = [
     path("staff/", views.staff_console, name="staff-console"),
     path(
         "admin/retrieval-preview/",
-        admin.site.admin_view(retrieval_preview),
+        admin.site.admin_view(
+            permission_required("grounding.preview_retrieval", raise_exception=True)(
+                retrieval_preview
+            )
+        ),
         name="retrieval-preview",
     ),
     path("admin/", admin.site.urls),
-    path("healthz", healthz, name="healthz"),
     path("metrics", metrics_view, name="metrics"),
 ]

@@ -8,6 +8,7 @@ from django.http.cookie import parse_cookie
 from django.urls import path
 
 from chat.consumers import ChatConsumer
+from chat.edge import ReleaseSlots
 from chat.staff_consumer import StaffConsumer
 
 
@@ -69,10 +70,10 @@ def staff_application():
 
 def websocket_urlpatterns() -> list:
     return [
-        path("ws/chat/", ChatConsumer.as_asgi()),
+        path("ws/chat/", ReleaseSlots(ChatConsumer.as_asgi())),
         path("ws/staff/", staff_application()),
         # Clients written against the seed connect to the root.
-        path("", ChatConsumer.as_asgi()),
+        path("", ReleaseSlots(ChatConsumer.as_asgi())),
     ]
 
 

@@ -155,6 +155,9 @@ class KBIndexState(models.Model):
     class Meta:
         verbose_name = "KB index state"
         verbose_name_plural = "KB index state"
+        # The admin's retrieval preview shows KB text and runs the checker: a
+        # permission of its own, not merely staff status.
+        permissions = [("preview_retrieval", "Can use the retrieval preview")]
         constraints = [
             models.CheckConstraint(condition=Q(id=1), name="kbindexstate_singleton"),
         ]

@@ -86,12 +86,27 @@ SERVER_COMMANDS = {
 }
 
 
-def daphne_server(env: dict, port: int | None = None, *, log_path: Path | None = None):
+def daphne_server(
+    env: dict,
+    port: int | None = None,
+    *,
+    log_path: Path | None = None,
+    extra_args: tuple[str, ...] = (),
+    start_timeout: float = 20.0,
+):
     """Run the product on 127.0.0.1 as ``make run`` does; yields ``(port, process)``.
 
     Daphne with the server patches (``config.serve``); stopped afterwards.
+    ``extra_args`` go to the server before the application (e.g. the Makefile's flags).
     """
-    return asgi_server(env, port, log_path=log_path, server="config.serve")
+    return asgi_server(
+        env,
+        port,
+        log_path=log_path,
+        server="config.serve",
+        extra_args=extra_args,
+        start_timeout=start_timeout,
+    )
 
 
 @contextmanager
@@ -101,6 +116,8 @@ def asgi_server(
     *,
     log_path: Path | None = None,
     server: str = "config.serve",
+    extra_args: tuple[str, ...] = (),
+    start_timeout: float = 20.0,
 ):
     """Run the product under ``server`` (a key of ``SERVER_COMMANDS``); yields ``(port, process)``.
 
@@ -110,6 +127,7 @@ def asgi_server(
     port = port or free_port()
     log = open(log_path, "ab") if log_path is not None else None  # noqa: SIM115
     arguments = [part.format(port=port) for part in SERVER_COMMANDS[server]]
+    arguments[-1:-1] = extra_args
     proc = subprocess.Popen(
         [sys.executable, *arguments],
         cwd=ROOT,
@@ -118,7 +136,7 @@ def asgi_server(
         stderr=log if log is not None else subprocess.PIPE,
     )
     try:
-        wait_for_port(port, proc)
+        wait_for_port(port, proc, timeout=start_timeout)
         yield port, proc
     finally:
         if proc.poll() is None:

@@ -10,7 +10,7 @@ import daphne.server  # noqa: F401  (installs Twisted's asyncio reactor before w
 from daphne.cli import CommandLineInterface
 from twisted.internet import reactor
 
-from config.server import daphne_close_codes, gc_tuning, shutdown, switch
+from config.server import daphne_close_codes, daphne_edge_limits, gc_tuning, shutdown, switch
 
 
 def run(argv: list[str], *, installed: list[str]) -> None:
@@ -31,4 +31,5 @@ def install() -> list[str]:
         reactor.callWhenRunning(gc_tuning.tune_from_settings)
         installed.append("GC_TUNING")
     shutdown.install()
+    daphne_edge_limits.install()  # security limits: always
     return installed

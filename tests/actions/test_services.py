@@ -247,7 +247,7 @@ def test_failing_executor_is_recorded_and_never_retried(conversation, monkeypatc
     """An executor that raises gives a failed execution; later confirms do not run it again."""
     calls = []
 
-    def explode(suggestion, *, now, source_text=""):
+    def explode(suggestion, *, now, source_text="", idempotency_key=""):
         calls.append(suggestion)
         CallbackRequest.objects.create(
             suggestion=suggestion, conversation=suggestion.conversation, created_at=now
@@ -264,7 +264,12 @@ def test_failing_executor_is_recorded_and_never_retried(conversation, monkeypatc
         "ignored": False,
         "message": "Schedule callback failed",
     }
-    assert second.as_dict() == {"success": False, "ignored": True, "message": "Already executed"}
+    # A repeat is not run again and says what became of the first.
+    assert second.as_dict() == {
+        "success": False,
+        "ignored": True,
+        "message": "Schedule callback failed",
+    }
     assert len(calls) == 1
     execution = Execution.objects.get()
     assert execution.status == Execution.Status.FAILED
@@ -285,13 +290,19 @@ def test_action_failed_message_reaches_the_user(conversation):
     assert Execution.objects.get().message == "No phone number to send the SMS to"
 
 
-def test_claim_in_progress_answers_ignored(conversation):
-    """A confirm arriving while the winning claim's executor runs is ignored, not run again."""
+def test_claim_in_progress_answers_ignored_and_not_success(conversation, settings):
+    """A confirm arriving while the winning claim runs (past the wait) is ignored, not run
+    again, and never reported as a success: nothing has succeeded yet."""
+    settings.EXECUTION_WAIT_SECONDS = 0.05
     suggestion = make(conversation)
     Execution.objects.create(suggestion=suggestion, claimed_at=T0)
     Suggestion.objects.filter(pk=suggestion.pk).update(status=Suggestion.Status.EXECUTED)
     result = confirm(suggestion)
-    assert result.as_dict() == {"success": True, "ignored": True, "message": "Already executed"}
+    assert result.as_dict() == {
+        "success": False,
+        "ignored": True,
+        "message": "Being carried out; confirm again in a moment to see the result",
+    }
     assert not CallbackRequest.objects.exists()
 
 

@@ -1,16 +1,7 @@
-import json
-import os
-import subprocess
-import sys
-import uuid
-
 import pytest
 from channels.testing import WebsocketCommunicator
 
 from config.asgi import application
-from tests.live import ROOT, throwaway_postgres_database
-
-ROUNDTRIP_TIMEOUT_SECONDS = 300
 
 
 @pytest.fixture
@@ -25,31 +16,10 @@ def indexed_kb(transactional_db, settings):
     selectors.clear_index_cache()
 
 
-@pytest.fixture(scope="session")
-def postgres_insert_report() -> dict:
-    """``tests/chat/insert_roundtrip.py``'s report from a throwaway PostgreSQL database.
-
-    Run once per session, in a process of its own that reaches the database
-    named by TEST_POSTGRES_URL through DATABASE_URL.
-    """
-    server_url = os.environ.get("TEST_POSTGRES_URL", "")
-    if not server_url:
-        pytest.skip(
-            "TEST_POSTGRES_URL is not set (e.g. postgres://postgres@127.0.0.1:5432/postgres)"
-        )
-    with throwaway_postgres_database(server_url, f"chat_insert_{uuid.uuid4().hex[:12]}") as url:
-        env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
-        env.update(DATABASE_URL=url, DJANGO_SETTINGS_MODULE="config.settings")
-        process = subprocess.run(
-            [sys.executable, "-m", "tests.chat.insert_roundtrip"],
-            cwd=ROOT,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=ROUNDTRIP_TIMEOUT_SECONDS,
-        )
-    assert process.returncode == 0, process.stderr
-    return json.loads(process.stdout)
+@pytest.fixture
+def handoff_open_all_day(settings):
+    """A person is on duty whenever a handoff test asks for one."""
+    settings.HANDOFF_OPENING_HOURS = "always"
 
 
 async def open_socket(path: str = "/ws/chat/", headers=None) -> WebsocketCommunicator:

@@ -166,3 +166,16 @@ def test_retrieval_preview_is_staff_only(client):
     """Anonymous users are sent to the admin login."""
     response = client.get(reverse("retrieval-preview"))
     assert response.status_code == 302
+
+
+def test_retrieval_preview_needs_its_own_permission(client, django_user_model):
+    """Staff status alone is not enough: 403 without grounding.preview_retrieval, 200 with it."""
+    from django.contrib.auth.models import Permission
+
+    staff = django_user_model.objects.create_user("staff", password="pw", is_staff=True)
+    client.force_login(staff)
+    url = reverse("retrieval-preview")
+    assert client.get(url).status_code == 403
+    staff.user_permissions.add(Permission.objects.get(codename="preview_retrieval"))
+    client.force_login(django_user_model.objects.get(pk=staff.pk))
+    assert client.get(url).status_code == 200

@@ -80,6 +80,12 @@ def queue(db):
     return rows
 
 
+def assert_in_order(body: str, *texts: str) -> None:
+    """Each text occurs in the page, and in this order."""
+    positions = [body.index(text) for text in texts]
+    assert positions == sorted(positions)
+
+
 def listed(response) -> list[int]:
     return [row.pk for row in response.context["cl"].result_list]
 
@@ -226,21 +232,25 @@ def test_timeline_shows_each_turn_with_citations_actions_feedback_and_review(
         status="executed",
     )
     Execution.objects.create(
-        suggestion=suggestion, status="succeeded", success=True, message="Vi ringer", claimed_at=now
+        suggestion=suggestion,
+        status="succeeded",
+        success=True,
+        message="Vi ringer",
+        claimed_at=now,
+        executed_at=now,
     )
     services.answers_mark_reviewed(
         message_pks=[queue["y-noon"].pk], reviewer=admin_user, note="Lägg till basic-priset"
     )
     body = admin_client.get(reverse("admin:chat_timeline", args=[conversation.pk])).content.decode()
-    order = [
+    assert_in_order(
+        body,
         "Vad kostar premium?",  # a week ago
         "Kostar basic 5 kr?",
         "Vad kostar basic?",
         "Har ni en kontor i Oslo?",
         "Vad kostar premium idag?",
-    ]
-    positions = [body.index(text) for text in order]
-    assert positions == sorted(positions)
+    )
     for text in (
         "<code>kb/pricing.md:3</code> <q>Basic: 99 kr</q>",
         "Schedule callback",
@@ -323,15 +333,14 @@ def test_timeline_and_handoff_admin_show_the_handoff(admin_client, admin_user, q
     )
     handoff.handoff_hand_back(conversation_id=conversation.pk, staff=admin_user)
     body = admin_client.get(reverse("admin:chat_timeline", args=[conversation.pk])).content.decode()
-    steps = [
+    assert_in_order(
+        body,
         "Vad kostar premium idag?",
         "Customer asked for a person",
         "Staff joined",
         "Hej, jag hjälper dig",
         "Staff handed back to the agent",
-    ]
-    positions = [body.index(text) for text in steps]
-    assert positions == sorted(positions)
+    )
     timeline = reverse("admin:chat_timeline", args=[conversation.pk])
     for route in ("admin:chat_handoff_changelist", "admin:chat_handoffevent_changelist"):
         assert timeline in admin_client.get(reverse(route)).content.decode()

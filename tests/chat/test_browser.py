@@ -47,19 +47,22 @@ def browser():
 
 @pytest.fixture
 def context_factory(browser):
-    contexts = []
+    """Fresh browser contexts (each its own session); any script error fails the test."""
+    contexts, errors = [], []
 
     def make(viewport=DESKTOP, locale="sv-SE"):
         phone = viewport["width"] < 600
         context = browser.new_context(
             viewport=viewport, locale=locale, is_mobile=phone, has_touch=phone
         )
+        context.on("page", lambda page: page.on("pageerror", lambda e: errors.append(str(e))))
         contexts.append(context)
         return context
 
     yield make
     for context in contexts:
         context.close()
+    assert errors == [], "script errors in the page"
 
 
 def open_page(context_factory, server_url, viewport=DESKTOP, locale="sv-SE"):
@@ -382,9 +385,10 @@ def test_rejection_in_one_tab_shows_in_the_other(context_factory, server_url):
     context = context_factory()
     first = new_page(None, server_url, context=context)
     ask(first, "Ring mig på 070-123 45 67")
-    ask(first, "Skapa ett ärende")
     second = new_page(None, server_url, context=context)  # opened after: same conversation
-    card_named(second, "Supportärende").wait_for()
+    card_named(second, "Uppringning").wait_for()
+    ask(first, "Skapa ett ärende")
+    card_named(second, "Supportärende").wait_for(timeout=5000)  # a new card shows live
     card_named(first, "Uppringning").get_by_role("button", name="Nej tack").click()
     second.wait_for_selector('.card[data-state="rejected"]', timeout=5000)
     assert card_named(second, "Uppringning").locator(".result").inner_text() == "Du tackade nej."
@@ -396,12 +400,20 @@ def test_rejection_in_one_tab_shows_in_the_other(context_factory, server_url):
 
 
 def test_card_counts_down_and_expires(context_factory, server_url):
-    """The countdown reaches zero: the card says it expired and can no longer be confirmed."""
+    """The countdown reaches zero: the card says it expired and can no longer be confirmed.
+
+    The browser's clock is an hour behind the server's: the countdown still shows the
+    window's 30 seconds (it counts from the server's ``secondsLeft``).
+    """
+    import datetime as dt
+
     page = open_page(context_factory, server_url)
-    page.clock.install()
+    page.clock.install(time=dt.datetime.now() - dt.timedelta(hours=1))
     ask(page, "Ring mig på 070-123 45 67")
     card = card_named(page, "Uppringning")
-    card.get_by_text(re.compile(r"Går ut om \d+ s")).wait_for()
+    countdown = card.get_by_text(re.compile(r"Går ut om \d+ s"))
+    countdown.wait_for()
+    assert 25 <= int(re.search(r"\d+", countdown.inner_text()).group(0)) <= 30
     page.clock.run_for(31_000)
     page.wait_for_selector('.card[data-state="expired"]')
     assert card.locator(".result").inner_text() == "Utgånget"

@@ -354,14 +354,18 @@ async def test_same_browser_session_continues_the_conversation():
     await second.disconnect()
 
 
-async def test_rejection_reaches_every_tab_of_the_conversation():
-    """A rejection in one tab is broadcast through the conversation's group to the other."""
+async def test_rejection_and_new_cards_reach_every_tab_of_the_conversation():
+    """A new card and a rejection in one tab are broadcast through the conversation's group."""
     session = await _new_session()
     cookie = [(b"cookie", f"sessionid={session}".encode())]
     first = await open_socket(headers=cookie)
     sid = (await run_turn(first, "Ring mig på 070-123 45 67"))[-1]["suggestionId"]
     await audit.drain()
     second = await open_socket(headers=cookie)  # the conversation exists: it joins its group
+    # A new suggestion's card reaches the other tab as well.
+    later = (await run_turn(first, "Skapa ett ärende", message_id="m2"))[-1]
+    mirrored = await second.receive_json_from(timeout=5)
+    assert mirrored == later and mirrored["card"]["state"] == "pending"
     await first.send_json_to({"type": "reject_action", "suggestionId": sid})
     mine = await first.receive_json_from(timeout=5)
     theirs = await second.receive_json_from(timeout=5)
@@ -419,13 +423,20 @@ async def test_feedback_keeps_its_reason():
     await ws.disconnect()
 
 
-async def test_elliptical_follow_up_stays_in_the_previous_topic():
+@pytest.mark.parametrize(
+    ("question", "follow_up", "expected"),
+    [
+        ("Vad kostar premium?", "Och standard?", "199 kr/månad"),
+        ("What does Premium cost?", "And Standard?", "199 SEK/month"),
+    ],
+)
+async def test_elliptical_follow_up_stays_in_the_previous_topic(question, follow_up, expected):
     """'Och standard?' after a premium price question is answered with Standard's price."""
     ws = await open_socket()
-    await run_turn(ws, "Vad kostar premium?", message_id="q1")
-    response = (await run_turn(ws, "Och standard?", message_id="q2"))[-1]
+    await run_turn(ws, question, message_id="q1")
+    response = (await run_turn(ws, follow_up, message_id="q2"))[-1]
     assert response["status"] == "done", response
-    assert "199 kr/månad" in response["text"]
+    assert expected in response["text"]
     await ws.disconnect()
 
 

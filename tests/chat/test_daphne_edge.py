@@ -59,3 +59,39 @@ def test_connection_limit_closes_with_1008(url):
     ):
         frames, code = frames_until_closed(extra)
     assert frames[0]["code"] == "too_many_connections" and code == 1008
+
+
+def test_frame_over_daphnes_limit_closes_with_1009_not_a_reset(tmp_path):
+    """With the Makefile's transport limit, a 1 MB frame gets close 1009, not a TCP reset."""
+    db = tmp_path / "db.sqlite3"
+    env = product_env(DATABASE_URL=f"sqlite:///{db}")
+    prepare_database(env)
+    limit = ("--websocket-max-message-size", "524288", "--websocket-max-frame-size", "524288")
+    with (
+        daphne_server(env, extra_args=limit) as (port, _),
+        websockets.sync.client.connect(f"ws://127.0.0.1:{port}/ws/chat/", max_size=None) as ws,
+    ):
+        ws.send("x" * 1_000_000)
+        _, code = frames_until_closed(ws)
+    assert code == 1009
+
+
+def test_half_open_http_request_is_dropped_after_the_idle_timeout(tmp_path):
+    """A request whose headers never complete is dropped after HTTP_IDLE_TIMEOUT_SECONDS."""
+    import socket
+    import time
+
+    db = tmp_path / "db.sqlite3"
+    env = product_env(DATABASE_URL=f"sqlite:///{db}", HTTP_IDLE_TIMEOUT_SECONDS="1")
+    prepare_database(env)
+    with daphne_server(env) as (port, _), socket.create_connection(("127.0.0.1", port)) as sock:
+        sock.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+        sock.settimeout(10)
+        started = time.monotonic()
+        try:
+            data = sock.recv(1024)
+        except ConnectionResetError:
+            data = b""
+        waited = time.monotonic() - started
+    assert data == b"" or b"408" in data
+    assert waited < 5

@@ -62,3 +62,43 @@ async def test_connections_per_address_are_limited(settings):
     assert frames[-1]["type"] == "response", frames
     await second.disconnect()
     await fourth.disconnect()
+
+
+def _via_proxy(forwarded_for: str, peer: str = "10.0.0.2") -> WebsocketCommunicator:
+    ws = WebsocketCommunicator(
+        application, "/ws/chat/", headers=[(b"x-forwarded-for", forwarded_for.encode())]
+    )
+    ws.scope["client"] = (peer, 40000)
+    return ws
+
+
+async def _admitted(ws: WebsocketCommunicator) -> bool:
+    connected, _ = await ws.connect(timeout=5)
+    assert connected
+    if await ws.receive_nothing(timeout=0.2):
+        return True
+    return json.loads((await ws.receive_output(timeout=5))["text"])["code"] != (
+        "too_many_connections"
+    )
+
+
+async def test_the_connection_cap_counts_clients_behind_a_trusted_proxy(settings):
+    """Behind a trusted proxy, each client has its own cap; a spoofed hop does not help."""
+    settings.WS_MAX_CONNECTIONS_PER_IP = 2
+    settings.TRUSTED_PROXIES = ["10.0.0.0/24"]
+    sockets = [_via_proxy(f"203.0.113.{n}") for n in range(1, 5)]
+    assert [await _admitted(ws) for ws in sockets] == [True] * 4
+    same_client = [_via_proxy(f"spoofed-{n}, 203.0.113.1") for n in range(2)]
+    assert [await _admitted(ws) for ws in same_client] == [True, False]
+    for ws in sockets + same_client:
+        await ws.disconnect()
+
+
+async def test_forwarded_for_from_an_untrusted_peer_is_ignored(settings):
+    """Without TRUSTED_PROXIES naming the peer, X-Forwarded-For changes nothing."""
+    settings.WS_MAX_CONNECTIONS_PER_IP = 1
+    settings.TRUSTED_PROXIES = ["10.9.9.9"]
+    first, second = _via_proxy("203.0.113.1"), _via_proxy("203.0.113.2")
+    assert [await _admitted(first), await _admitted(second)] == [True, False]
+    await first.disconnect()
+    await second.disconnect()

@@ -5,13 +5,15 @@ import os
 import subprocess
 import sys
 import time
-import uuid
 
 import pytest
 
+from tests.actions import test_concurrency
 from tests.chat.handoff_race import outcome, setup, take_concurrently
-from tests.live import ROOT, throwaway_postgres_database
+from tests.live import ROOT
 
+# A throwaway database on the server of TEST_POSTGRES_URL (the actions race's fixture).
+postgres_database_url = test_concurrency.postgres_database_url
 SUBPROCESS_TIMEOUT_SECONDS = 180
 TAKERS_PER_PROCESS = 10
 START_DELAY_SECONDS = 3.0  # both processes are up and connected by then
@@ -56,17 +58,6 @@ def test_threads_taking_at_once_one_wins():
         conversation_id=created["conversation_id"], usernames=created["usernames"]
     )
     assert_one_winner(results, outcome(conversation_id=created["conversation_id"]))
-
-
-@pytest.fixture
-def postgres_database_url():
-    server_url = os.environ.get("TEST_POSTGRES_URL", "")
-    if not server_url:
-        pytest.skip(
-            "TEST_POSTGRES_URL is not set (e.g. postgres://postgres@127.0.0.1:5432/postgres)"
-        )
-    with throwaway_postgres_database(server_url, f"handoff_race_{uuid.uuid4().hex[:12]}") as url:
-        yield url
 
 
 @pytest.mark.postgres

@@ -183,6 +183,7 @@ class Collaborators:
 
     def __init__(self, backend):
         self.records: list[TurnRecord] = []
+        self.begun: list[TurnRecord] = []
         self.finished: list[tuple] = []
         self.suggested: list[dict] = []
         self.admitted = 0
@@ -191,12 +192,16 @@ class Collaborators:
             backend=backend,
             admit=self.admit,
             record=self.records.append,
+            begin=self.begin,
             suggest=self.suggest,
             turn_finished=lambda *args: self.finished.append(args),
         )
 
     async def admit(self):
         self.admitted += 1
+
+    async def begin(self, record):
+        self.begun.append(record)
 
     async def suggest(self, *, context, action, payload, message_id):
         self.suggested.append({"action": action, "payload": payload, "message_id": message_id})
@@ -216,6 +221,7 @@ async def test_a_turn_uses_only_the_collaborators_it_is_given():
     assert events[-1].grounded is True
     assert fakes.admitted == 1
     assert [r.message_id for r in fakes.records] == ["f1"]
+    assert fakes.begun == fakes.records  # begun before generation, completed after
     assert fakes.records[0].status == Message.Status.DONE
     assert [f[0] for f in fakes.finished] == [Message.Status.DONE]
     await audit.drain()

@@ -115,3 +115,43 @@ def test_arbitrary_objects_never_crash(obj):
     """Any JSON object parses or raises ProtocolError."""
     with contextlib.suppress(ProtocolError):
         parse(json.dumps(obj))
+
+
+def test_json_nested_too_deep_is_invalid_json():
+    """30,000 nested arrays: invalid_json, not a RecursionError turned internal_error."""
+    assert code_of("[" * 30_000 + "]" * 30_000) == ErrorCode.INVALID_JSON
+
+
+@pytest.mark.parametrize("bad", ["\\u0000", "\\ud800", "a\\udfffb"])
+def test_text_the_database_cannot_store_is_invalid_message(bad):
+    """NUL and lone surrogates in text are refused at the protocol, and the frame can be sent."""
+    frame = '{"type":"message","id":"m1","text":"hej ' + bad + '"}'
+    with pytest.raises(ProtocolError) as info:
+        parse(frame)
+    assert info.value.code == ErrorCode.INVALID_MESSAGE
+    assert info.value.frame()["messageId"] == "m1"
+    json.dumps(info.value.frame()).encode()  # encodable: the client gets its error
+
+
+@pytest.mark.parametrize("bad", ["\\u0000", "\\ud800"])
+def test_id_the_database_cannot_store_is_invalid_message_and_not_echoed(bad):
+    """A lone surrogate as a message id: invalid_message, without the id in the error."""
+    with pytest.raises(ProtocolError) as info:
+        parse('{"type":"message","id":"m' + bad + '","text":"hej"}')
+    assert info.value.code == ErrorCode.INVALID_MESSAGE
+    frame = info.value.frame()
+    assert "messageId" not in frame
+    frame_text = json.dumps(frame, ensure_ascii=False)
+    frame_text.encode()  # would raise on a lone surrogate
+
+
+@pytest.mark.parametrize(
+    "frame",
+    [
+        '{"type":"confirm_action","suggestionId":"a\\u0000"}',
+        '{"type":"feedback","messageId":"m\\ud800","rating":"up"}',
+        '{"type":"feedback","messageId":"m1","rating":"up","comment":"x\\u0000"}',
+    ],
+)
+def test_other_fields_refuse_unstorable_text(frame):
+    assert code_of(frame) == ErrorCode.INVALID_MESSAGE

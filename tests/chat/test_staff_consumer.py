@@ -9,12 +9,10 @@ from chat import handoff
 from chat.models import Handoff, HandoffEvent
 from tests.chat.handoff_helpers import receive_until, session_cookie, staff_socket, staff_user
 
-pytestmark = pytest.mark.django_db(transaction=True)
-
-
-@pytest.fixture(autouse=True)
-def _open_all_day(settings):
-    settings.HANDOFF_OPENING_HOURS = "always"
+pytestmark = [
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.usefixtures("handoff_open_all_day"),
+]
 
 
 @pytest.fixture

@@ -4,7 +4,7 @@ import pytest
 from django.test import Client
 
 from actions.services import suggestion_create
-from chat.models import Conversation, Message
+from chat.models import Conversation, Message, session_hash
 
 
 @pytest.mark.django_db
@@ -16,6 +16,20 @@ def test_chat_page_serves_the_client_and_starts_a_session(client):
     assert "Vad kostar premium?" in body and "chat.js" in body
     assert "hallucinate" not in body, "the debug chip is for DJANGO_DEBUG=1 only"
     assert client.session.session_key
+
+
+@pytest.mark.django_db
+def test_page_view_that_never_chats_leaves_no_session_row(client):
+    """A cookieless GET / sets a session cookie but writes nothing to the session table."""
+    from django.contrib.sessions.models import Session
+
+    response = client.get("/")
+    assert response.cookies["sessionid"].value
+    assert Session.objects.count() == 0
+    # The same browser keeps its key on the next view.
+    again = client.get("/")
+    assert "sessionid" not in again.cookies
+    assert Session.objects.count() == 0
 
 
 @pytest.mark.django_db
@@ -31,7 +45,9 @@ def test_history_is_only_the_sessions_own_conversation():
     owner, stranger = Client(), Client()
     owner.get("/")
     stranger.get("/")
-    conversation = Conversation.objects.create(session_key=owner.session.session_key)
+    conversation = Conversation.objects.create(
+        session_hash=session_hash(owner.cookies["sessionid"].value)
+    )
     question = Message.objects.create(
         conversation=conversation, role="user", message_id="m1", text="Vad kostar premium?"
     )
@@ -100,7 +116,9 @@ def test_history_gives_every_card_its_final_state_and_feedback(settings):
 
     owner = Client()
     owner.get("/", HTTP_ACCEPT_LANGUAGE="sv")
-    conversation = Conversation.objects.create(session_key=owner.session.session_key)
+    conversation = Conversation.objects.create(
+        session_hash=session_hash(owner.cookies["sessionid"].value)
+    )
     answer = Message.objects.create(
         conversation=conversation, role="assistant", message_id="m1", text="Svar."
     )
@@ -128,6 +146,7 @@ def test_history_gives_every_card_its_final_state_and_feedback(settings):
     )
     assert cards[declined.suggestion_id]["state"] == "rejected"
     assert cards[stale.suggestion_id]["state"] == "expired"
+    assert 25 < cards[waiting.suggestion_id].pop("secondsLeft") <= 30
     assert cards[waiting.suggestion_id] | {"message": ""} == {
         "state": "pending",
         "phone": "",

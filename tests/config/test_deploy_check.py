@@ -21,6 +21,7 @@ SECURITY_VARIABLES = (
     "DJANGO_SECURE_HSTS_INCLUDE_SUBDOMAINS",
     "DJANGO_SECURE_HSTS_PRELOAD",
     "DJANGO_SECURE_PROXY_SSL_HEADER",
+    "TRUSTED_PROXIES",
 )
 
 
@@ -58,6 +59,35 @@ def test_production_environment_passes_the_deploy_check():
     done = deploy_check(production_env())
     assert done.returncode == 0, done.stderr
     assert "no issues" in done.stdout
+
+
+def test_three_variables_pass_the_deploy_check():
+    """DJANGO_DEBUG=0, a secret key and the host are enough: secure cookies, HSTS and the
+    SSL redirect default to on in production."""
+    done = deploy_check(
+        {
+            "DJANGO_DEBUG": "0",
+            "DJANGO_SECRET_KEY": secrets.token_urlsafe(64),
+            "ALLOWED_HOSTS": "chat.example.com",
+        }
+    )
+    assert done.returncode == 0, done.stderr
+    assert "no issues" in done.stdout
+
+
+def test_a_variable_turns_one_production_default_off():
+    """DJANGO_SECURE_SSL_REDIRECT=0 (TLS redirect done by the proxy) turns off that one only."""
+    done = deploy_check(
+        {
+            "DJANGO_DEBUG": "0",
+            "DJANGO_SECRET_KEY": secrets.token_urlsafe(64),
+            "ALLOWED_HOSTS": "chat.example.com",
+            "DJANGO_SECURE_SSL_REDIRECT": "0",
+        }
+    )
+    assert "security.W008" in done.stderr
+    for warning in ("W004", "W012", "W016"):
+        assert f"security.{warning}" not in done.stderr, warning
 
 
 def test_development_defaults_fail_the_deploy_check():

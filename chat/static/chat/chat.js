@@ -83,7 +83,7 @@
   function setStatus(state) {
     statusEl.dataset.state = state;
     statusEl.textContent = state === "open" ? T.connected : state === "connecting" && !everOpen ? T.connecting : T.offline;
-    const down = state !== "open" && everOpen;
+    const down = state === "closed" || (state !== "open" && everOpen);
     banner.hidden = !down;
     if (down && !bannerText.dataset.custom) bannerText.textContent = T.offline;
   }
@@ -205,9 +205,10 @@
     rephrase: { label: T.stepRephrase, run: () => input.focus() },
     callback: { label: T.stepCallback, run: () => submit(T.callbackRequest) },
     ticket: { label: T.stepTicket, run: () => submit(T.ticketRequest) },
+    person: { label: T.stepPerson, run: () => sendFrame({ type: "handoff_request" }) },
   };
   function nextSteps() {
-    const keys = CONFIG.nextSteps || ["rephrase", "callback", "ticket"];
+    const keys = CONFIG.nextSteps || ["rephrase", "person", "callback", "ticket"];
     return keys.filter((key) => NEXT_STEPS[key]).map((key) => Object.assign({ key: key }, NEXT_STEPS[key]));
   }
 
@@ -450,6 +451,7 @@
       cards.set(msg.suggestionId, card);
     }
     const state = msg.card || { state: "pending", phone: (msg.payload || {}).phone || "", needsPhone: false };
+    if (typeof state.secondsLeft === "number") card._expiresAt = Date.now() + state.secondsLeft * 1000;
     card._phone = state.phone || (msg.payload || {}).phone || "";
     card._needsPhone = !!state.needsPhone;
     setCardState(card, state);
@@ -567,6 +569,8 @@
   $("reconnect").addEventListener("click", reconnectNow);
   window.addEventListener("online", reconnectNow);
 
+  if (window.ChatHandoff) window.ChatHandoff.attach(sendFrame);
+
   function connect() {
     const scheme = location.protocol === "https:" ? "wss://" : "ws://";
     const socket = new WebSocket(scheme + location.host + "/ws/chat/");
@@ -587,6 +591,11 @@
       try { msg = JSON.parse(event.data); } catch (e) { return; }
       const handle = handlers[msg.type];
       if (handle) handle(msg);
+      else if (window.ChatHandoff) {
+        // A person's frames (handoff.js); a message the person got is no longer awaited.
+        if (msg.type === "handoff_delivered") awaiting.delete(msg.messageId);
+        window.ChatHandoff.handle(msg);
+      }
     });
     socket.addEventListener("close", () => {
       if (ws !== socket) return;
@@ -602,9 +611,9 @@
     });
   }
 
-  // After a reconnect: how did the turns in flight end? The recorded turn says.
+  // After a reconnect: how did the turns in flight end? The recorded turn says. Cards
+  // decided meanwhile (in another tab, or expired) get their state too.
   async function reconcile() {
-    if (!awaiting.size && !unresolved.size) return;
     const data = await fetchHistory();
     if (!data) return;
     const answers = new Map();
@@ -651,6 +660,7 @@
     if (!data) return;
     for (const m of data.messages) {
       if (m.role === "user") addUser(m.text, m.messageId, m.language);
+      else if (m.role === "agent") { if (window.ChatHandoff) window.ChatHandoff.replay(m); }
       else renderResponse(m, true);
     }
     for (const s of data.actions || data.suggestions || []) renderSuggestion(s);

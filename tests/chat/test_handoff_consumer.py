@@ -1,0 +1,212 @@
+"""The customer's side of the live handoff, with a staff console beside it (one process)."""
+
+import asyncio
+
+import pytest
+from asgiref.sync import sync_to_async
+
+from chat import audit, handoff
+from chat.models import Handoff, HandoffEvent
+from tests.chat.conftest import open_socket, run_turn
+from tests.chat.handoff_helpers import receive_until, session_cookie, staff_socket, staff_user
+
+pytestmark = pytest.mark.usefixtures("indexed_kb", "handoff_open_all_day")
+
+AGENT_FRAMES = {"stream", "stream_end", "response", "action_suggestion"}
+
+
+@pytest.fixture
+def eva(django_user_model):
+    return staff_user(django_user_model, "eva", first_name="Eva")
+
+
+async def frames_until_probe(communicator) -> list[dict]:
+    """Every frame before the answer to an unknown frame (answered in order)."""
+    await communicator.send_json_to({"type": "probe"})
+    frames = []
+    while (frame := await communicator.receive_json_from(timeout=5)).get("code") != "unknown_type":
+        frames.append(frame)
+    return frames
+
+
+async def queued_conversation() -> str:
+    row = await Handoff.objects.aget(status=Handoff.Status.WAITING)
+    return str(row.conversation_id)
+
+
+async def test_withheld_customer_asks_staff_takes_replies_and_hands_back(eva):
+    """The whole handoff: queued, agent_joined, typing both ways, agent_message, agent_left."""
+    customer = await open_socket()
+    frames = await run_turn(customer, "hallucinate: Vad kostar premium?", message_id="h1")
+    assert frames[-1]["status"] == "withheld"
+    console = staff_socket(await sync_to_async(session_cookie)(eva))
+    assert (await console.connect(timeout=5))[0]
+    await receive_until(console, "queue")
+
+    await customer.send_json_to({"type": "handoff_request"})
+    assert await customer.receive_json_from(timeout=5) == {"type": "handoff_queued", "position": 1}
+    conversation_id = await queued_conversation()
+    await console.send_json_to({"type": "take", "conversationId": conversation_id})
+    opened = await receive_until(console, "conversation")
+    texts = [row["text"] for row in opened["history"]]
+    assert "hallucinate: Vad kostar premium?" in texts and "Jag kan inte verifiera det." in texts
+    assert await customer.receive_json_from(timeout=5) == {"type": "agent_joined", "name": "Eva"}
+
+    await customer.send_json_to({"type": "typing"})
+    assert (await receive_until(console, "customer_typing"))["conversationId"] == conversation_id
+    await customer.send_json_to({"type": "message", "id": "c1", "text": "Vad kostar premium?"})
+    assert await customer.receive_json_from(timeout=5) == {
+        "type": "handoff_delivered",
+        "messageId": "c1",
+    }
+    assert (await receive_until(console, "customer_message"))["text"] == "Vad kostar premium?"
+    await console.send_json_to({"type": "typing", "conversationId": conversation_id})
+    await console.send_json_to(
+        {"type": "message", "conversationId": conversation_id, "text": "Premium kostar 399 kr."}
+    )
+    assert await customer.receive_json_from(timeout=5) == {"type": "agent_typing"}
+    reply = await customer.receive_json_from(timeout=5)
+    assert reply["type"] == "agent_message" and reply["text"] == "Premium kostar 399 kr."
+    assert await frames_until_probe(customer) == []  # the agent did not answer "c1"
+
+    await console.send_json_to({"type": "hand_back", "conversationId": conversation_id})
+    assert await customer.receive_json_from(timeout=5) == {"type": "agent_left", "name": "Eva"}
+    frames = await run_turn(customer, "Vad kostar premium?", message_id="after")
+    assert frames[-1]["grounded"] is True
+    await customer.disconnect()
+    await console.disconnect()
+    await audit.drain()
+    kinds = await sync_to_async(list)(
+        HandoffEvent.objects.order_by("id").values_list("kind", flat=True)
+    )
+    assert kinds == ["requested", "joined", "customer_message", "staff_message", "left"]
+
+
+async def test_asking_for_a_person_in_words_queues_instead_of_a_turn():
+    """'Kan jag prata med en människa?' queues the conversation; no agent turn runs."""
+    customer = await open_socket()
+    await customer.send_json_to(
+        {"type": "message", "id": "p1", "text": "Kan jag prata med en människa?"}
+    )
+    assert await customer.receive_json_from(timeout=5) == {
+        "type": "handoff_delivered",
+        "messageId": "p1",
+    }
+    assert await customer.receive_json_from(timeout=5) == {"type": "handoff_queued", "position": 1}
+    assert await frames_until_probe(customer) == []
+    event = await HandoffEvent.objects.aget()
+    assert (event.kind, event.text) == ("requested", "Kan jag prata med en människa?")
+    assert (await Handoff.objects.aget()).source == Handoff.Source.PHRASE
+    await customer.disconnect()
+
+
+async def test_outside_opening_hours_a_callback_or_ticket_is_offered(settings):
+    """Nobody is on duty: the customer is offered a callback or a ticket; nothing is queued."""
+    settings.HANDOFF_OPENING_HOURS = "never"
+    customer = await open_socket()
+    await customer.send_json_to({"type": "handoff_request"})
+    offline = await customer.receive_json_from(timeout=5)
+    assert offline["type"] == "handoff_offline"
+    assert offline["options"] == ["schedule_callback", "create_ticket"]
+    assert "ring mig" in offline["text"]
+    assert not await Handoff.objects.filter(status=Handoff.Status.WAITING).aexists()
+    assert (await HandoffEvent.objects.aget()).kind == "offline"
+    await customer.disconnect()
+
+
+async def test_a_stream_stops_when_a_person_joins_and_no_agent_frame_follows(eva, settings):
+    """Taken mid-answer: stream_end{cancelled}, then agent_joined, then nothing of the agent."""
+    settings.LLM_TOKEN_DELAY_MS = "100"
+    customer = await open_socket()
+    await customer.send_json_to({"type": "handoff_request"})
+    await customer.receive_json_from(timeout=5)
+    conversation_id = await queued_conversation()
+    await customer.send_json_to({"type": "message", "id": "slow", "text": "Vad kostar premium?"})
+    assert (await customer.receive_json_from(timeout=5))["type"] == "stream"
+    await sync_to_async(handoff.handoff_take)(conversation_id=conversation_id, staff=eva)
+    seen = []
+    while (frame := await customer.receive_json_from(timeout=5))["type"] != "agent_joined":
+        seen.append(frame)
+    assert seen[-1] == {"type": "stream_end", "reason": "cancelled", "messageId": "slow"}
+    await asyncio.sleep(0.5)  # five token delays: a leaking stream would show by now
+    after = await frames_until_probe(customer)
+    assert not [f for f in after if f["type"] in AGENT_FRAMES], after
+    await customer.disconnect()
+
+
+async def test_the_gate_drops_agent_frames_while_a_person_owns_the_conversation():
+    """Every frame of a turn passes the gate: from the moment a person owns it, none goes out."""
+    from chat.consumers import ChatConsumer
+
+    sent = []
+    consumer = ChatConsumer()
+
+    async def send(frame):
+        sent.append(frame)
+
+    consumer.send_json = send  # type: ignore[method-assign]
+    await consumer._agent_frame({"type": "stream", "delta": "a", "messageId": "m"})
+    consumer.person = "Eva"
+    await consumer._agent_frame({"type": "stream", "delta": "b", "messageId": "m"})
+    await consumer._agent_frame({"type": "response", "text": "ab", "messageId": "m"})
+    assert sent == [{"type": "stream", "delta": "a", "messageId": "m"}]
+
+
+async def test_a_reconnecting_customer_still_talks_to_the_person(eva):
+    """A new connection of an owned conversation sends messages to the person, not the agent."""
+    cookie = [(b"cookie", b"sessionid=handoff0session0key")]
+    customer = await open_socket(headers=cookie)
+    await customer.send_json_to({"type": "message", "id": "p", "text": "talk to a human"})
+    await receive_until(customer, "handoff_queued")
+    conversation_id = await queued_conversation()
+    await sync_to_async(handoff.handoff_take)(conversation_id=conversation_id, staff=eva)
+    assert (await customer.receive_json_from(timeout=5))["type"] == "agent_joined"
+    await customer.disconnect()
+
+    again = await open_socket(headers=cookie)
+    assert await again.receive_json_from(timeout=5) == {"type": "agent_joined", "name": "Eva"}
+    await again.send_json_to({"type": "message", "id": "back", "text": "Är du kvar?"})
+    assert await frames_until_probe(again) == [{"type": "handoff_delivered", "messageId": "back"}]
+    said = await HandoffEvent.objects.aget(kind="customer_message")
+    assert (str(said.conversation_id), said.text) == (conversation_id, "Är du kvar?")
+    await again.disconnect()
+
+
+async def test_waiting_customers_hear_their_place_move_up(eva):
+    """Two customers wait; when the first is taken, the second is told it is now first."""
+    first, second = await open_socket(), await open_socket()
+    for position, customer in enumerate((first, second), 1):
+        await customer.send_json_to({"type": "handoff_request"})
+        assert (await customer.receive_json_from(timeout=5))["position"] == position
+    waiting = await sync_to_async(list)(
+        Handoff.objects.order_by("requested_at", "id").values_list("conversation_id", flat=True)
+    )
+    await sync_to_async(handoff.handoff_take)(conversation_id=waiting[0], staff=eva)
+    assert (await first.receive_json_from(timeout=5))["type"] == "agent_joined"
+    assert await second.receive_json_from(timeout=5) == {"type": "handoff_queued", "position": 1}
+    for customer in (first, second):
+        await customer.disconnect()
+
+
+async def test_the_transcript_after_a_reload_keeps_what_the_person_wrote(eva):
+    """/history/ lists the customer's and the person's handoff messages in order."""
+    from chat.models import Conversation
+    from chat.selectors import conversation_transcript
+
+    customer = await open_socket()
+    await customer.send_json_to({"type": "handoff_request"})
+    await customer.receive_json_from(timeout=5)
+    conversation_id = await queued_conversation()
+    await sync_to_async(handoff.handoff_take)(conversation_id=conversation_id, staff=eva)
+    await customer.send_json_to({"type": "message", "id": "q", "text": "Hej?"})
+    await receive_until(customer, "handoff_delivered")
+    await sync_to_async(handoff.handoff_staff_message)(
+        conversation_id=conversation_id, staff=eva, text="Hej, Eva här."
+    )
+    await customer.disconnect()
+    conversation = await Conversation.objects.aget(pk=conversation_id)
+    transcript = await sync_to_async(conversation_transcript)(conversation=conversation)
+    assert [(m["role"], m["text"], m.get("name")) for m in transcript] == [
+        ("user", "Hej?", None),
+        ("agent", "Hej, Eva här.", "Eva"),
+    ]
