@@ -17,6 +17,7 @@ periods a cell does not state come from its column header ("Price (SEK)",
 before a table or list ("Priserna gäller per år") flows to its facts too.
 """
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
@@ -25,7 +26,7 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
 from grounding.chunking import parse_front_matter
-from grounding.clauses import clauses_of
+from grounding.clauses import clauses_of, is_marker
 from grounding.lexicon import merged
 from grounding.notation import (
     TIME_UNITS,
@@ -298,6 +299,27 @@ class _Walker:
             text=text,
             language=self.language,
         )
+
+
+_LIST_MARKER = re.compile(r"^\s*(?:[-*+]|\d{1,2}[.)])\s+")
+_MAX_LABEL_WORDS = 5
+
+
+def label_terms(fact: Fact) -> frozenset[str]:
+    """The name a fact's line gives its subject: a table row's key cells, or "Label:" before it."""
+    return _label_terms(fact.text, fact.cell is not None and fact.cell[0] > 0, fact.language)
+
+
+@lru_cache(maxsize=8192)
+def _label_terms(text: str, table_row: bool, language: str) -> frozenset[str]:
+    if table_row:
+        cells = [cell.strip() for cell in text.strip().strip("|").split("|")]
+        label = " ".join(cells[: _key_end(cells)])
+    else:
+        label, colon, _ = _LIST_MARKER.sub("", text).partition(":")
+        if not colon or any(ch.isdigit() for ch in label) or len(label.split()) > _MAX_LABEL_WORDS:
+            return frozenset()
+    return frozenset(t for t in terms(label, language) if not is_marker(t))
 
 
 def _key_end(cells: list[str]) -> int:

@@ -12,6 +12,7 @@ row holds:
 | 4 | period | the claim states no period, or the fact's is the same ("per år", "i månaden", "an hour", "Årsavgift") | ``different period`` |
 | 5 | topic | among the candidates passing rows 1-4, the fact's line, row, header, headings and lead-in share the most terms with the claim's sentence and the question (weekdays and letters not counted; another number of the same line counts), and at least one (none needed for phone numbers, dates and codes, which name themselves, nor when the sentence and question name nothing but weekdays or letters); facts in the other language are candidates only when the claim's language has none | ``supporting line is about something else`` |
 | 6 | subject | no other fact with another value that the claim could be stated from (same kind, period and unit, or a measure in any unit; anywhere in the KB) matches the claim's own clause (then clause and lead: "Plan A har 99,5 % och svar inom 4 timmar") better than the fact's subject does while naming something the fact's subject lacks: "rad A" cannot take row B's price, "fredagar" cannot take Monday's hours, one product cannot take another's weight | ``wrong subject`` |
+| 7 | name | when the fact's line, row or headings name one of the labelled subjects of its file (a table row's key, a list item's "Label:"), the claim's own clause names no other of them: "Plan B har 1 TB" is not backed by "Plan A ingår 1 TB" in a file with a "Plan B:" line | ``wrong subject`` |
 
 Terms are lemmas and compound parts (:mod:`grounding.terms`); values are
 canonical (:mod:`grounding.notation`). Everything language-specific is in
@@ -23,7 +24,7 @@ passes when any candidate supports it.
 from collections.abc import Iterable, Sequence
 
 from grounding.claims import Claim
-from grounding.facts import Fact
+from grounding.facts import Fact, label_terms
 from grounding.notation import Kind
 
 NOT_IN_KB = "not in the knowledge base"
@@ -134,16 +135,40 @@ def stated_alike(claim: Claim, fact: Fact) -> str | None:
     return None
 
 
-def supports(claim: Claim, fact: Fact, *, siblings: Iterable[Fact] = ()) -> tuple[bool, str | None]:
-    """(whether ``fact`` supports ``claim``, the reason when it does not): rows 1-4 and 6.
+def other_names(claim: Claim, fact: Fact, file_facts: Iterable[Fact]) -> frozenset[str]:
+    """Row 7: labels of the fact's file that the claim's clause names and the fact does not.
+
+    Only when the fact itself names a label of that file: then the claim must not name another.
+    """
+    about = fact.subject | fact.context
+    labels = [label_terms(other) for other in file_facts if other.line != fact.line]
+    if not about & frozenset().union(*labels):
+        return frozenset()
+    found: set[str] = set()
+    for label in labels:
+        named = label & claim.qualifiers
+        if named and not named & about:
+            found |= named
+    return frozenset(found)
+
+
+def supports(
+    claim: Claim,
+    fact: Fact,
+    *,
+    siblings: Iterable[Fact] = (),
+    file_facts: Iterable[Fact] = (),
+) -> tuple[bool, str | None]:
+    """(whether ``fact`` supports ``claim``, the reason when it does not): rows 1-4, 6 and 7.
 
     Row 5 chooses among the candidates that pass rows 1-4 (``on_topic``);
-    ``siblings`` are the facts that could be the claim's subject instead.
+    ``siblings`` are the facts that could be the claim's subject instead; ``file_facts`` the
+    facts of the fact's file (their labels, for row 7).
     """
     if not value_matches(claim, fact):
         return False, NOT_IN_KB
     if (reason := stated_alike(claim, fact)) is not None:
         return False, reason
-    if conflicting_terms(claim, fact, siblings):
+    if conflicting_terms(claim, fact, siblings) or other_names(claim, fact, file_facts):
         return False, SUBJECT_MISMATCH
     return True, None

@@ -39,6 +39,7 @@ WRONG_SUBJECT = "Verification failed: Wrong subject"
 
 MAX_FAILURE_CITATIONS = 3
 MAX_LOCATIONS = 5
+_ALL_LINES = 10**9
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,7 +210,12 @@ class AnswerChecker:
         alike = [fact for fact in candidates if stated_alike(claim, fact) is None]
         topical = on_topic(claim, alike, self.question_terms)
         for fact in topical:
-            ok, reason = supports(claim, fact, siblings=self._siblings(claim, fact))
+            ok, reason = supports(
+                claim,
+                fact,
+                siblings=self._siblings(claim, fact),
+                file_facts=self.facts.in_lines(fact.file, 1, _ALL_LINES),
+            )
             if ok:
                 return NumberCheck(claim, self._citation(fact), None)
             reasons.append(reason)

@@ -22,6 +22,9 @@ KB = {
         "# Kontakt\n\n- Växel: 0571-48 20 00\n- Jour: 0571-48 29 99\n\n"
         "## Öppettider\n\n- Måndag: 10.00–19.00\n- Fredag: 10.00–16.00\n"
     ),
+    "kb/planer.md": (
+        "# Planer\n\n- Silver: 99 kr/månad\n- Guld: 199 kr/månad\n- Guld ingår 1 TB lagring\n"
+    ),
     "kb/en/shop.md": (
         "# Prices\n\n| Model | Price (SEK) | Price (EUR) |\n|---|---|---|\n"
         "| Urban | 7,990 | 699 |\n| Trail | 14,490 | 1,269 |\n"
@@ -46,6 +49,7 @@ def check(answer: str, question: str) -> tuple[bool, list[str]]:
         ("What does the Trail cost?", "The Trail costs SEK 14,490 or EUR 1,269."),
         ("Vad kostar Trail?", "Trail kostar 14 490 kr."),
         ("Vad kostar extra tömning?", "En extra tömning kostar 150 kronor per gång."),
+        ("Hur mycket lagring ingår i Guld?", "Guld har 1 TB lagring."),
     ],
 )
 def test_supported_claims_pass(question, answer):
@@ -85,6 +89,8 @@ def test_supported_claims_pass(question, answer):
         ("Vilket nummer har växeln?", "Växeln nås på 0571-48 29 99.", rule.SUBJECT_MISMATCH),
         # row 6: another product
         ("What does the Urban cost?", "The Urban costs SEK 14,490.", rule.SUBJECT_MISMATCH),
+        # row 7: another labelled subject of the file, which states no number of that kind
+        ("Hur mycket lagring ingår i Silver?", "Silver har 1 TB lagring.", rule.SUBJECT_MISMATCH),
     ],
 )
 def test_each_row_of_the_rule_withholds(question, answer, reason):

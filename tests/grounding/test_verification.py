@@ -138,6 +138,7 @@ def test_subject_is_matched_through_endings_and_word_order(answer):
     "answer",
     [
         "Basic-planen kostar 399 kr/månad.",
+        "Basic har 1 TB lagring.",
         "För 399 kr/månad får du Basic.",
         "Dröjsmålsräntan är 25 %.",
         "Premium kostar 399 kr och Basic 399 kr.",
