@@ -18,7 +18,7 @@ import sys
 import threading
 from concurrent.futures import thread as futures_thread
 
-from config.serve import use_uvloop
+from config import serve
 
 loop_profile = cProfile.Profile()
 _work_profiles: list[cProfile.Profile] = []
@@ -60,10 +60,7 @@ def main() -> None:
     futures_thread._WorkItem.run = _profiled_work_item
     signal.signal(signal.SIGUSR1, start)
     signal.signal(signal.SIGUSR2, stop)
-    use_uvloop()  # served as config.serve serves it
-    from daphne.cli import CommandLineInterface
-
-    CommandLineInterface().run(sys.argv[1:])
+    serve.main(sys.argv[1:])  # served as make run serves it, server patches included
 
 
 if __name__ == "__main__":

@@ -61,7 +61,7 @@ def prepare_database(env: dict) -> None:
 
 
 def wait_for_port(
-    port: int, proc: subprocess.Popen, timeout: float = 20.0, log: Path | None = None
+    port: int, proc: subprocess.Popen, timeout: float = 60.0, log: Path | None = None
 ) -> None:
     """Return once something listens on ``port``; fail if ``proc`` exits first."""
     deadline = time.monotonic() + timeout

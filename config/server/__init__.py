@@ -11,7 +11,9 @@ bench`` can measure it on and off:
 | SERVER_CLOSE_CODES | daphne_close_codes | 1001/1008/1009 reach the client as sent  |
 | GC_TUNING          | gc_tuning          | frozen start-up objects, clocked full GC |
 
-Plus the graceful SIGTERM (``shutdown``): Twisted's signal handling, public API.
+Plus, always: the graceful SIGTERM (``shutdown``, Twisted's signal handling, public
+API) and two edge limits (``daphne_edge_limits``: a 1009 close instead of a TCP reset
+for oversized frames, a shorter HTTP idle timeout; issue 14's security work).
 What each is worth (measured): the README's "Server patches" table. Two
 earlier patches were measured and removed (README): the direct text-frame
 path past Autobahn, and the slow-reader guard (daphne's ping timeout and the

@@ -34,8 +34,14 @@ async def test_tokens_due_during_a_stall_come_out_as_one_chunk():
     out = await chunks_with_times(TOKENS, [0.04] * len(TOKENS), stall_after=1, stall=0.1)
     chunks = [chunk for chunk, _ in out]
     assert "".join(chunks) == "".join(TOKENS)
-    assert chunks[0] == TOKENS[0]
-    assert chunks[1] == TOKENS[1] + TOKENS[2]
+    # Whole tokens only, and the chunk after the stall holds at least the 2 that fell due
+    # (a busy machine may join more; the clock is the wall's).
+    boundaries = {len("".join(TOKENS[:n])) for n in range(len(TOKENS) + 1)}
+    ends = [len("".join(chunks[: n + 1])) for n in range(len(chunks))]
+    assert set(ends) <= boundaries
+    first = sum(1 for n in range(1, len(TOKENS) + 1) if len("".join(TOKENS[:n])) <= ends[0])
+    second = sum(1 for n in range(1, len(TOKENS) + 1) if len("".join(TOKENS[:n])) <= ends[1])
+    assert second - first >= 2
     assert len(chunks) < len(TOKENS)
 
 
