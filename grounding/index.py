@@ -65,8 +65,9 @@ def _folders(file: str) -> list[str]:
 def _documents(records: Sequence[ChunkRecord]) -> dict[str, str]:
     """Each file's text as far as its chunks hold it, every line at its own line number.
 
-    Chunks overlap and leave out nothing but front matter and blank runs, so
-    the lines they hold, put back at their numbers, are the file for facts.
+    Chunks overlap and leave out little but front matter and blank lines, so
+    the lines they hold, put back at their numbers (gaps left blank), read as
+    the file does for facts.
     """
     lines: dict[str, dict[int, str]] = defaultdict(dict)
     for record in records:
@@ -131,7 +132,7 @@ class KBIndex:
 
     @property
     def facts(self) -> FactLookup:
-        """Every fact of the KB: by value, by retrieved lines, by sibling (``FactLookup``).
+        """Every fact of the KB, by value, by lines and by qualifier (a ``FactLookup``).
 
         The selectors pass the facts ``reindex_kb`` stored. An index built
         straight from records (tests, benchmarks) extracts them on first use

@@ -1,9 +1,9 @@
 """Reads of the KB index: the process-wide in-memory index, kept current.
 
 Each call reads the version row (one cheap query); only when the version
-moved does it reload every chunk and every fact, in one query each. So a ``reindex_kb`` run in
-any process reaches every server process at its next question, without a
-restart.
+moved does it reload every chunk and every fact, in one query each. So a
+``reindex_kb`` run in any process reaches every server process at its next
+question, without a restart.
 """
 
 import threading

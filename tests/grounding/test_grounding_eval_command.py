@@ -100,7 +100,16 @@ def test_kb_dir_indexes_only_that_directorys_markdown_files(kb, case_file, tmp_p
     other.mkdir()
     (other / "other.md").write_text("# Annat\n\nPris: 5 kr\n")
     call_command("reindex_kb", "--kb-dir", str(other), stdout=StringIO())
-    run(case_file(GROUNDED), "--kb-dir", kb)
+    err = StringIO()
+    call_command(
+        "grounding_eval",
+        str(case_file(GROUNDED)),
+        "--kb-dir",
+        str(kb),
+        stdout=StringIO(),
+        stderr=err,
+    )
+    assert f"Index replaced by {kb} alone: 4 added" in err.getvalue()
     assert sorted(KBDocument.objects.values_list("path", flat=True)) == [
         "kb/delivery.md",
         "kb/pricing.md",

@@ -72,9 +72,11 @@ class Command(BaseCommand):
             raise CommandError(f"{cases}: {error}") from error
         if kb_dir is not None:
             try:
-                kb_reindex(kb_dir=kb_dir)
+                summary = kb_reindex(kb_dir=kb_dir)
             except KBDirectoryNotFound as error:
                 raise CommandError(str(error)) from error
+            # On stderr, so that --json output stays one object.
+            self.stderr.write(f"Index replaced by {kb_dir} alone: {summary}")
 
         report = evaluate(parsed, chat_check)
         if options["json"]:
