@@ -66,7 +66,7 @@ def _setup() -> dict:
     from actions.services import suggestion_create
     from chat.models import Conversation
 
-    call_command("migrate", "actions", verbosity=0)
+    call_command("migrate", verbosity=0)  # every app: the models need all their columns
     conversation = Conversation.objects.create()
     suggestion = suggestion_create(
         conversation_id=conversation.pk,
