@@ -7,6 +7,7 @@ from django.db.models import F
 
 from actions.models import Suggestion
 from chat.context import ConversationContext
+from chat.handoff_rules import staff_name
 from chat.models import Conversation, Feedback, Handoff, HandoffEvent, Message, session_hash
 
 
@@ -81,8 +82,6 @@ def conversation_transcript(*, conversation: Conversation) -> list[dict]:
 
 def _handoff_transcript(conversation: Conversation) -> list[tuple]:
     """What the customer and a person wrote during a handoff (role "user" and "agent")."""
-    from chat.handoff_rules import staff_name
-
     kinds = (HandoffEvent.Kind.CUSTOMER_MESSAGE, HandoffEvent.Kind.STAFF_MESSAGE)
     items = []
     for event in conversation.handoff_events.filter(kind__in=kinds).select_related("staff"):
@@ -171,8 +170,6 @@ def handoff_position(*, handoff) -> int | None:
 
 def handoff_owner(*, conversation_id) -> str | None:
     """The name of the person who owns the conversation now (the agent must send nothing)."""
-    from chat.handoff_rules import staff_name
-
     handoff = (
         Handoff.objects.filter(conversation_id=conversation_id, status=Handoff.Status.ACTIVE)
         .select_related("taken_by")
