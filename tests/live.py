@@ -4,6 +4,7 @@ Each server runs the product as ``make run`` does (migrate, index the KB,
 daphne), against a database given by URL, on a free loopback port.
 """
 
+import json
 import os
 import socket
 import subprocess
@@ -161,3 +162,31 @@ def run_python(code: str) -> str:
         check=True,
     )
     return done.stdout.strip()
+
+
+def module_process(module: str, *args: str, database_url: str) -> subprocess.Popen:
+    """``python -m module args`` in a fresh process that reaches the database by URL.
+
+    No channel layer of the test run's (``REDIS_URL``) and none of pytest's variables.
+    """
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
+    env.update(DATABASE_URL=database_url, DJANGO_SETTINGS_MODULE="config.settings")
+    env.pop("REDIS_URL", None)
+    return subprocess.Popen(
+        [sys.executable, "-m", module, *args],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def process_outputs(*processes: subprocess.Popen, timeout: float = 180) -> list:
+    """The JSON each process printed, after all of them finished successfully."""
+    results = []
+    for process in processes:
+        out, err = process.communicate(timeout=timeout)
+        assert process.returncode == 0, err
+        results.append(json.loads(out))
+    return results

@@ -3,7 +3,6 @@
 import json
 import os
 import subprocess
-import sys
 import uuid
 from collections import Counter
 from pathlib import Path
@@ -14,7 +13,7 @@ from django.db import connection
 
 from actions.services import suggestion_confirm, suggestion_create
 from tests.actions.confirm_race import confirm_concurrently, counts
-from tests.live import throwaway_postgres_database
+from tests.live import module_process, process_outputs, throwaway_postgres_database
 
 BASE_DIR = Path(__file__).resolve().parents[2]
 PHONE = {"phone": "+46 70 123 45 67", "phone_e164": "+46701234567"}
@@ -34,26 +33,12 @@ def expected_tally(total: int) -> Counter:
 
 
 def race_process(*args: str, database_url: str) -> subprocess.Popen:
-    """``confirm_race`` in a fresh Python process that reaches the database by URL."""
-    env = {**os.environ, "DATABASE_URL": database_url, "DJANGO_SETTINGS_MODULE": "config.settings"}
-    return subprocess.Popen(
-        [sys.executable, "-m", "tests.actions.confirm_race", *args],
-        cwd=BASE_DIR,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    """``tests.actions.confirm_race`` in a fresh Python process that reaches the database by URL."""
+    return module_process("tests.actions.confirm_race", *args, database_url=database_url)
 
 
-def outputs(*processes: subprocess.Popen):
-    """The JSON each process printed, after all of them finished."""
-    results = []
-    for process in processes:
-        out, err = process.communicate(timeout=SUBPROCESS_TIMEOUT_SECONDS)
-        assert process.returncode == 0, err
-        results.append(json.loads(out))
-    return results
+def outputs(*processes: subprocess.Popen) -> list:
+    return process_outputs(*processes, timeout=SUBPROCESS_TIMEOUT_SECONDS)
 
 
 def current_database_url() -> str:

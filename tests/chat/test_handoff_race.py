@@ -1,16 +1,13 @@
 """Two staff (or twenty) take the same waiting conversation at once: exactly one wins."""
 
-import json
-import os
 import subprocess
-import sys
 import time
 
 import pytest
 
 from tests.actions import test_concurrency
 from tests.chat.handoff_race import outcome, setup, take_concurrently
-from tests.live import ROOT
+from tests.live import module_process, process_outputs
 
 # A throwaway database on the server of TEST_POSTGRES_URL (the actions race's fixture).
 postgres_database_url = test_concurrency.postgres_database_url
@@ -20,26 +17,12 @@ START_DELAY_SECONDS = 3.0  # both processes are up and connected by then
 
 
 def race_process(*args: str, database_url: str) -> subprocess.Popen:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
-    env.update(DATABASE_URL=database_url, DJANGO_SETTINGS_MODULE="config.settings")
-    env.pop("REDIS_URL", None)
-    return subprocess.Popen(
-        [sys.executable, "-m", "tests.chat.handoff_race", *args],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    """``tests.chat.handoff_race`` in a fresh Python process that reaches the database by URL."""
+    return module_process("tests.chat.handoff_race", *args, database_url=database_url)
 
 
-def outputs(*processes: subprocess.Popen) -> list[dict]:
-    results = []
-    for process in processes:
-        out, err = process.communicate(timeout=SUBPROCESS_TIMEOUT_SECONDS)
-        assert process.returncode == 0, err
-        results.append(json.loads(out))
-    return results
+def outputs(*processes: subprocess.Popen) -> list:
+    return process_outputs(*processes, timeout=SUBPROCESS_TIMEOUT_SECONDS)
 
 
 def assert_one_winner(results: list[dict], final: dict) -> None:
