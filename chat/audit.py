@@ -2,8 +2,10 @@
 
 | when                    | write                                   | if the database is away  |
 |-------------------------|-----------------------------------------|--------------------------|
-| before generation       | ``turn_begin``: question, answer row    | queued; the turn goes on |
-|                         | ``in_progress``                         |                          |
+| before generation       | ``customer_message_begin``: question,   | queued as ``turn_begin`` |
+|                         | answer row ``in_progress`` (or, when a  | (question, answer row);  |
+|                         | person owns the conversation, the       | the agent answers        |
+|                         | message is theirs: no turn)             |                          |
 | the turn ends (any way) | ``turn_complete``: answer, verdict,     | queued (always queued:   |
 |                         | citations, timings                      | off the token path)      |
 | start-up                | ``manage.py mark_interrupted_turns``:   | (start-up fails)         |
@@ -34,6 +36,7 @@ from django.db import InterfaceError, OperationalError
 from prometheus_client import Counter, Gauge
 
 from chat.asyncdb import off_loop
+from chat.handoff import customer_message_begin
 from chat.services import turn_begin, turn_complete
 
 logger = logging.getLogger(__name__)
@@ -53,11 +56,24 @@ QUEUED = Gauge("chat_audit_writes_queued", "Audit writes waiting for the databas
 
 
 class AuditWriter:
-    """One per event loop: the direct begin, and the queue for everything else."""
+    """One per event loop: the direct begin, and the queue for everything else.
 
-    def __init__(self, *, max_queue: int, begin=turn_begin, complete=turn_complete) -> None:
+    ``begin`` (direct) returns a ``chat.handoff.Begun``; ``late_begin`` (a begin
+    that waited in the queue: the agent has answered meanwhile) and ``complete``
+    return the answer row's pk.
+    """
+
+    def __init__(
+        self,
+        *,
+        max_queue: int,
+        begin=customer_message_begin,
+        late_begin=turn_begin,
+        complete=turn_complete,
+    ) -> None:
         self.max_queue = max_queue
         self.begin_write = off_loop(begin)
+        self.late_begin_write = off_loop(late_begin)
         self.complete_write = off_loop(complete)
         self.queue: deque[tuple[str, object]] = deque()
         self.task: asyncio.Task | None = None
@@ -76,7 +92,8 @@ class AuditWriter:
 
     async def _begin_now(self, record) -> None:
         try:
-            record.answer_pk = await self.begin_write(record=record)
+            begun = await self.begin_write(record=record)
+            record.answer_pk, record.person = begun.answer_pk, begun.person
         except DATABASE_AWAY:
             logger.warning("Database away: the question of %s waits", record.message_id)
             self._enqueue("begin", record)
@@ -126,7 +143,7 @@ class AuditWriter:
         if self.beginning:  # a begin still on its way must land first
             await asyncio.gather(*self.beginning, return_exceptions=True)
         if kind == "begin":
-            record.answer_pk = await self.begin_write(record=record)
+            record.answer_pk = await self.late_begin_write(record=record)
         else:
             record.answer_pk = await self.complete_write(record=record, answer_pk=record.answer_pk)
 

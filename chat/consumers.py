@@ -24,7 +24,6 @@ import time
 import orjson
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
-from django.db import DatabaseError
 
 from chat import protocol, texts
 from chat.action_calls import PhoneProblem, SuggestionNotFound
@@ -63,9 +62,7 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         super().__init__(*args, **kwargs)
         self.services = services or chat_services()
         # Every frame of a turn goes through the handoff gate (see _agent_frame).
-        self.turns = TurnRunner(self._agent_frame)
-
-        self.turns = TurnRunner(self._send_turn_frame)
+        self.turns = TurnRunner(self._agent_frame, on_person=self._person_found)
 
     # -- Channels' hooks -------------------------------------------------------
 
@@ -166,27 +163,23 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
     # -- handlers, one per client message type ---------------------------------
 
     async def on_message(self, command: protocol.SendMessage) -> None:
-        """To the person who owns the conversation; else a request for one; else a new turn."""
+        """To the person who owns the conversation; else a request for one; else a new turn.
+
+        The database says who owns the conversation at every message: here when a
+        person joined as far as this connection knows, else in the turn's first
+        write (``chat.handoff.customer_message_begin``), which routes the message
+        to a person whose join never reached us.
+        """
         message_id = command.id or new_message_id()
-        # The database says who owns the conversation, at every message.
-        try:
-            to_person = await self.services.message_to_person(
+        if self.person is not None:
+            # A DatabaseError propagates: never let the agent answer a conversation a person owns.
+            delivered = await self.services.message_to_person(
                 conversation_id=self.context.id, text=command.text, message_id=message_id
             )
-        except DatabaseError:
-            if self.person is not None:
-                raise  # a person owns the chat as far as we know: never let the agent answer
-            # The database is away and no person joined (their joins reach us over the channel
-            # layer): the agent answers, and the audit trail retries its writes.
-            logger.warning("Database away: ownership taken from the last handoff event")
-            to_person = None
-        if to_person is not None:
-            if self.person is None:  # a missed agent_joined: silence the agent now
-                await self.turns.cancel()
-                self.person = await self.services.person_owning(conversation_id=self.context.id)
-            await self.send_json({"type": "handoff_delivered", "messageId": message_id})
-            return
-        self.person = None  # a missed agent_left: nobody owns it now
+            if delivered is not None:
+                await self.send_json({"type": "handoff_delivered", "messageId": message_id})
+                return
+            self.person = None  # a missed agent_left: nobody owns it now
         if asks_for_person(command.text):
             await self.send_json({"type": "handoff_delivered", "messageId": message_id})
             await self._request_handoff(Handoff.Source.PHRASE, command.text)
@@ -336,9 +329,21 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
     # -- helpers ---------------------------------------------------------------
 
     async def _agent_frame(self, frame: dict) -> None:
-        """Every frame of the agent passes here: none goes out while a person owns the chat."""
-        if self.person is None:
-            await self.send_json(frame)
+        """Every frame of the agent passes here: none goes out while a person owns the chat.
+
+        A suggestion's card goes to the conversation's other tabs too.
+        """
+        if self.person is not None:
+            return
+        await self.send_json(frame)
+        if frame["type"] == "action_suggestion":
+            await self._tell_other_tabs("action.suggested", frame)
+
+    async def _person_found(self, name: str) -> None:
+        """A turn's beginning found that a person owns the conversation (their join never
+        reached us): the message went to them, and the agent is silent from now on."""
+        self.person = name
+        await self.send_json({"type": "agent_joined", "name": name})
 
     async def _request_handoff(self, source: str, text: str) -> None:
         await self.turns.cancel()
@@ -367,12 +372,6 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         self.closing = True
         await self.send_json(error_frame(code, message))
         await self.close(code=close_code)
-
-    async def _send_turn_frame(self, frame: dict) -> None:
-        """A turn's frame to this tab; a suggestion's card to the conversation's other tabs too."""
-        await self.send_json(frame)
-        if frame["type"] == "action_suggestion":
-            await self._tell_other_tabs("action.suggested", frame)
 
     async def _join_groups(self, *groups: str) -> bool:
         """Join ``groups``; one retry per group (the first use of a pooled connection

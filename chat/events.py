@@ -55,4 +55,15 @@ class ActionSuggested:
         return self.suggestion
 
 
-Event = StreamDelta | StreamEnd | Response | ActionSuggested
+@dataclass(frozen=True, slots=True)
+class ToPerson:
+    """The message went to the person who owns the conversation; the agent says nothing."""
+
+    message_id: str
+    person: str  # the name the customer sees
+
+    def frame(self) -> dict:
+        return {"type": "handoff_delivered", "messageId": self.message_id}
+
+
+Event = StreamDelta | StreamEnd | Response | ActionSuggested | ToPerson

@@ -12,6 +12,8 @@ hears of a change that was rolled back.
 | handoff_take             | staff    | waiting -> active  | joined           | agent_joined    |
 | handoff_staff_message    | owner    | active             | staff_message    | agent_message   |
 | handoff_customer_message | customer | active             | customer_message | owner's console |
+| customer_message_begin   | customer | active             | customer_message | owner's console |
+|                          |          | (else: turn_begin) |                  |                 |
 | handoff_hand_back        | owner    | active -> closed   | left             | agent_left      |
 
 Typing indicators are not audited: the consumers relay them over the layer.
@@ -30,7 +32,7 @@ from django.utils import timezone
 from chat.handoff_rules import is_open, staff_name
 from chat.models import Handoff, HandoffEvent
 from chat.selectors import handoff_position
-from chat.services import conversation_touch
+from chat.services import conversation_touch, turn_begin
 
 STAFF_GROUP = "handoff.staff"
 QUEUE_CHANGED = "handoff.queue"
@@ -195,9 +197,10 @@ def handoff_customer_message(
 ) -> HandoffEvent | None:
     """The customer's message while a person owns the conversation; None when nobody does.
 
-    Called for every customer message, so the common case (nobody owns it) is
-    one indexed read outside any transaction: on SQLite a transaction takes
-    the write lock at BEGIN (IMMEDIATE), which every message would queue on.
+    Called when the customer's connection believes a person joined. The common
+    case (nobody owns it: the agent answers) is one indexed read outside any
+    transaction: on SQLite a transaction takes the write lock at BEGIN
+    (IMMEDIATE), which every message would queue on.
     """
     owned = Handoff.objects.filter(conversation_id=conversation_id, status=Handoff.Status.ACTIVE)
     if not owned.exists():
@@ -212,14 +215,48 @@ def _customer_message(*, conversation_id, text: str, message_id: str) -> Handoff
     ).first()
     if handoff is None:
         return None
+    return _to_owner(handoff, text=text, message_id=message_id)
+
+
+@dataclass(frozen=True)
+class Begun:
+    """How a customer's message began: the agent's turn, or a message to a person."""
+
+    answer_pk: int | None = None  # the turn's answer row, in progress
+    person: str | None = None  # the name of the person who owns the conversation
+
+
+@transaction.atomic
+def customer_message_begin(*, record) -> Begun:
+    """A customer's message as its turn begins: to the person who owns the conversation,
+    else the turn's question and answer row (``turn_begin``), in one transaction.
+
+    ``record`` is a ``chat.pipeline.TurnRecord``. This is where the database
+    says who owns the conversation when the customer's connection believes
+    nobody does (a join it never heard of), at no cost beyond the write every
+    turn makes anyway.
+    """
+    handoff = (
+        Handoff.objects.filter(conversation_id=record.conversation_id, status=Handoff.Status.ACTIVE)
+        .select_related("taken_by")
+        .first()
+    )
+    if handoff is None:
+        return Begun(answer_pk=turn_begin(record=record))
+    _to_owner(handoff, text=record.question, message_id=record.message_id)
+    return Begun(person=staff_name(handoff.taken_by))
+
+
+def _to_owner(handoff: Handoff, *, text: str, message_id: str) -> HandoffEvent:
+    """Record the customer's message and pass it to the owner's console (after commit)."""
     event = _event(handoff, HandoffEvent.Kind.CUSTOMER_MESSAGE, text=text, message_id=message_id)
     _publish(
-        owner_group(conversation_id),
+        owner_group(handoff.conversation_id),
         {
             "type": "handoff.customer",
             "frame": {
                 "type": "customer_message",
-                "conversationId": str(conversation_id),
+                "conversationId": str(handoff.conversation_id),
                 "messageId": message_id,
                 "text": text,
                 "at": event.created_at.isoformat(),

@@ -2,7 +2,9 @@
 
 A plain async pipeline, testable without a socket: ``Turn.events()`` yields
 the events of SPEC section 4 in order (``StreamDelta``*, ``StreamEnd``,
-``Response``, then ``ActionSuggested`` when the message asked for an action).
+``Response``, then ``ActionSuggested`` when the message asked for an action),
+or only ``ToPerson`` when the turn's first write finds that a person owns the
+conversation (the message is theirs; nothing of the turn is recorded).
 Closing the generator early (cancel, disconnect) records the turn as
 cancelled. Nothing here touches the database on the token path: retrieval
 and verification run in memory, the audit row is written after the turn.
@@ -25,7 +27,7 @@ from actions.triggers import detect_action
 from chat import texts
 from chat.citations import with_titles
 from chat.context import ConversationContext
-from chat.events import ActionSuggested, Event, Response, StreamDelta, StreamEnd
+from chat.events import ActionSuggested, Event, Response, StreamDelta, StreamEnd, ToPerson
 from chat.followups import is_elliptical, retrieval_query
 from chat.llm import LLMBackend, LLMError, LLMRequest
 from chat.models import Message
@@ -66,6 +68,7 @@ class TurnRecord:
     model: str = ""
     suggestion_id: str = ""
     answer_pk: int | None = None  # the answer's row, once the audit trail wrote the question
+    person: str | None = None  # set by the beginning when a person owns the conversation
 
 
 async def _nothing_to_begin(record: "TurnRecord") -> None:
@@ -87,7 +90,8 @@ class TurnServices:
     suggest: Callable[..., Awaitable[dict]]
     # Counts a finished turn: (status, ttft_ms, total_ms).
     turn_finished: Callable[[str, float | None, float | None], None]
-    # Commits the question (an answer row in progress) before generation starts.
+    # Commits the question (an answer row in progress) before generation starts, or
+    # hands the message to the person who owns the conversation (sets ``record.person``).
     begin: Callable[["TurnRecord"], Awaitable[None]] = _nothing_to_begin
 
 
@@ -122,6 +126,9 @@ class Turn:
         the turn's record completed when it ends."""
         try:
             await self.services.begin(self.record)
+            if self.record.person is not None:
+                yield ToPerson(self.message_id, self.record.person)
+                return
             trigger = detect_action(self.question)
             steps = self._action_turn(trigger) if trigger else self._answer_turn()
             # aclosing: an early close reaches the LLM stream at once, not at GC time.
@@ -129,16 +136,19 @@ class Turn:
                 async for event in steps:
                     yield event
         finally:
-            if self.record.status is None:
-                # Closed before the end: the client cancelled or went away, or
-                # the server is shutting down.
-                self.record.status = Status.INTERRUPTED if self.interrupted else Status.CANCELLED
-                self.record.text = self.record.shown
-            self.record.total_ms = self._elapsed_ms()
-            self.services.turn_finished(
-                self.record.status, self.record.ttft_ms, self.record.total_ms
-            )
-            self.services.record(self.record)
+            if self.record.person is None:
+                self._end()
+
+    def _end(self) -> None:
+        """Count the turn and keep its record, however it ended."""
+        if self.record.status is None:
+            # Closed before the end: the client cancelled or went away, or
+            # the server is shutting down.
+            self.record.status = Status.INTERRUPTED if self.interrupted else Status.CANCELLED
+            self.record.text = self.record.shown
+        self.record.total_ms = self._elapsed_ms()
+        self.services.turn_finished(self.record.status, self.record.ttft_ms, self.record.total_ms)
+        self.services.record(self.record)
 
     # -- the two kinds of turn -------------------------------------------------
 

@@ -11,6 +11,10 @@ The consumer owns one ``TurnRunner`` and calls it; the runner runs each turn
 | ``stop()``      | stop it silently (client gone)     | stop it silently          | nothing |
 | ``interrupt()`` | stop it (interrupted), stream_end  | stop it (interrupted)     | nothing |
 
+A turn whose beginning finds that a person owns the conversation yields only
+``ToPerson``: its frame (handoff_delivered) goes out, then ``on_person`` is told
+the person's name (the consumer silences the agent from then on).
+
 A stopped turn is recorded by the turn itself (cancelled, or interrupted on
 server shutdown). A turn that fails gets stream_end{done} if its stream was
 open, then an ``internal_error`` frame; the connection stays usable.
@@ -21,7 +25,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from contextlib import aclosing, suppress
 
-from chat.events import StreamEnd
+from chat.events import StreamEnd, ToPerson
 from chat.logcontext import bind_turn
 from chat.pipeline import Turn
 from chat.protocol import ErrorCode, error_frame
@@ -29,11 +33,17 @@ from chat.protocol import ErrorCode, error_frame
 logger = logging.getLogger(__name__)
 
 Send = Callable[[dict], Awaitable[None]]
+OnPerson = Callable[[str], Awaitable[None]]
+
+
+async def _nobody(name: str) -> None:
+    """A runner nobody asked to hear of a person."""
 
 
 class TurnRunner:
-    def __init__(self, send: Send) -> None:
+    def __init__(self, send: Send, *, on_person: OnPerson = _nobody) -> None:
         self.send = send
+        self.on_person = on_person
         self.turn: Turn | None = None
         self.task: asyncio.Task | None = None
         self.streaming_id: str | None = None  # messageId of the turn whose stream is open
@@ -88,9 +98,11 @@ class TurnRunner:
             try:
                 async with aclosing(turn.events()) as events:
                     async for event in events:
-                        if isinstance(event, StreamEnd):
+                        if isinstance(event, StreamEnd | ToPerson):
                             self.streaming_id = None
                         await self.send(event.frame())
+                        if isinstance(event, ToPerson):
+                            await self.on_person(event.person)
             except asyncio.CancelledError:
                 raise
             except Exception:

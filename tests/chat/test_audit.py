@@ -11,6 +11,7 @@ from django.db import DataError, OperationalError
 
 from chat import audit
 from chat.audit import WRITES_DROPPED, AuditWriter
+from chat.handoff import Begun
 from chat.llm.base import LLMBackend, LLMRequest
 from chat.models import Message
 from chat.pipeline import TurnRecord
@@ -40,7 +41,10 @@ class FakeDatabase:
         self.written.append((kind, record.message_id))
         return len(self.written)
 
-    def begin(self, *, record) -> int:
+    def begin(self, *, record) -> Begun:
+        return Begun(answer_pk=self._write("begin", record))
+
+    def late_begin(self, *, record) -> int:
         return self._write("begin", record)
 
     def complete(self, *, record, answer_pk) -> int:
@@ -48,7 +52,12 @@ class FakeDatabase:
 
 
 def writer_for(database: FakeDatabase, max_queue: int = 100) -> AuditWriter:
-    return AuditWriter(max_queue=max_queue, begin=database.begin, complete=database.complete)
+    return AuditWriter(
+        max_queue=max_queue,
+        begin=database.begin,
+        late_begin=database.late_begin,
+        complete=database.complete,
+    )
 
 
 async def test_a_row_that_cannot_be_written_takes_no_other_turn_with_it():

@@ -6,7 +6,7 @@ import pytest
 from asgiref.sync import sync_to_async
 
 from chat import audit, handoff
-from chat.models import Handoff, HandoffEvent
+from chat.models import Handoff, HandoffEvent, Message
 from tests.chat.conftest import open_socket, run_turn
 from tests.chat.handoff_helpers import receive_until, session_cookie, staff_socket, staff_user
 
@@ -137,6 +137,20 @@ async def test_a_stream_stops_when_a_person_joins_and_no_agent_frame_follows(eva
 async def test_the_gate_drops_agent_frames_while_a_person_owns_the_conversation():
     """Every frame of a turn passes the gate: from the moment a person owns it, none goes out."""
     from chat.consumers import ChatConsumer
+    from chat.events import StreamDelta
+
+    class Stepped:
+        """A turn that yields a delta each time the test lets it."""
+
+        message_id = "m"
+        context = type("Context", (), {"id": "c"})()
+
+        def __init__(self) -> None:
+            self.go = asyncio.Queue()
+
+        async def events(self):
+            while (delta := await self.go.get()) is not None:
+                yield StreamDelta(delta, "m")
 
     sent = []
     consumer = ChatConsumer()
@@ -145,11 +159,48 @@ async def test_the_gate_drops_agent_frames_while_a_person_owns_the_conversation(
         sent.append(frame)
 
     consumer.send_json = send  # type: ignore[method-assign]
-    await consumer._agent_frame({"type": "stream", "delta": "a", "messageId": "m"})
+    turn = Stepped()
+    await consumer.turns.start(turn)
+    await turn.go.put("a")
+    while not sent:
+        await asyncio.sleep(0.01)
     consumer.person = "Eva"
-    await consumer._agent_frame({"type": "stream", "delta": "b", "messageId": "m"})
-    await consumer._agent_frame({"type": "response", "text": "ab", "messageId": "m"})
+    await turn.go.put("b")
+    await turn.go.put(None)
+    await consumer.turns.task
     assert sent == [{"type": "stream", "delta": "a", "messageId": "m"}]
+
+
+async def test_a_join_that_never_reached_the_connection_is_found_at_the_next_message(
+    eva, monkeypatch
+):
+    """The database decides at every message: a person took the conversation but their
+    agent_joined was lost on the way; the customer's next message goes to them, not to
+    the agent, and the customer is told who joined."""
+    customer = await open_socket()
+    await customer.send_json_to({"type": "handoff_request"})
+    await customer.receive_json_from(timeout=5)
+    conversation_id = await queued_conversation()
+    monkeypatch.setattr(handoff, "_to_customer", lambda *args: None)  # the join is lost
+    await sync_to_async(handoff.handoff_take)(conversation_id=conversation_id, staff=eva)
+    monkeypatch.undo()
+
+    await customer.send_json_to({"type": "message", "id": "lost", "text": "Vad kostar premium?"})
+    assert [await customer.receive_json_from(timeout=5) for _ in range(2)] == [
+        {"type": "handoff_delivered", "messageId": "lost"},
+        {"type": "agent_joined", "name": "Eva"},
+    ]
+    assert await frames_until_probe(customer) == []
+    said = await HandoffEvent.objects.aget(kind="customer_message")
+    assert (said.message_id, said.text) == ("lost", "Vad kostar premium?")
+    await customer.send_json_to({"type": "typing"})  # now relayed to the owner
+    await customer.send_json_to({"type": "message", "id": "next", "text": "Hallå?"})
+    assert await frames_until_probe(customer) == [
+        {"type": "handoff_delivered", "messageId": "next"}
+    ]
+    await customer.disconnect()
+    await audit.drain()
+    assert not await Message.objects.filter(message_id__in=["lost", "next"]).aexists()
 
 
 async def test_a_reconnecting_customer_still_talks_to_the_person(eva):

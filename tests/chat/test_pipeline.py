@@ -8,7 +8,7 @@ import pytest
 from chat import audit
 from chat.composition import turn_services
 from chat.context import ConversationContext
-from chat.events import ActionSuggested, Response, StreamDelta, StreamEnd
+from chat.events import ActionSuggested, Response, StreamDelta, StreamEnd, ToPerson
 from chat.llm import LLMBackend, LLMError, LLMRequest
 from chat.models import Message
 from chat.pipeline import Turn, TurnRecord
@@ -244,6 +244,23 @@ async def test_an_action_turn_asks_the_action_service_it_is_given():
     ]
     assert fakes.admitted == 0  # an action turn starts no LLM stream
     assert fakes.records[0].suggestion_id == "action_fake"
+
+
+async def test_a_message_whose_beginning_finds_a_person_is_theirs_alone():
+    """The beginning says a person owns the conversation: ToPerson only, nothing recorded."""
+    fakes = Collaborators(ScriptedBackend(["Premium ", "kostar ", "399 kr/månad."]))
+
+    async def owned(record):
+        record.person = "Eva"
+
+    turn = Turn(
+        context=ConversationContext(),
+        text="Vad kostar premium?",
+        message_id="f3",
+        services=dataclasses.replace(fakes.services, begin=owned),
+    )
+    assert await collect(turn) == [ToPerson("f3", "Eva")]
+    assert (fakes.admitted, fakes.records, fakes.finished) == (0, [], [])
 
 
 async def _assistant_rows() -> int:

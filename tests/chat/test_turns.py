@@ -4,7 +4,7 @@ import asyncio
 import uuid
 from types import SimpleNamespace
 
-from chat.events import Response, StreamDelta, StreamEnd
+from chat.events import Response, StreamDelta, StreamEnd, ToPerson
 from chat.turns import TurnRunner
 
 
@@ -147,3 +147,22 @@ async def test_a_failing_turn_closes_its_stream_and_reports_an_error():
     await runner.start(ScriptedTurn("m2"))
     await runner.task
     assert client.kinds("m2")[-1] == "response"
+
+
+async def test_a_turn_that_finds_a_person_delivers_the_message_then_names_them():
+    """ToPerson: handoff_delivered goes out, then on_person hears the name; nothing streams."""
+    client, people = Client(), []
+
+    async def on_person(name: str) -> None:
+        people.append((name, len(client.frames)))
+
+    class HandedOver(ScriptedTurn):
+        async def events(self):
+            yield ToPerson(self.message_id, "Eva")
+
+    runner = TurnRunner(client.send, on_person=on_person)
+    await runner.start(HandedOver("m1"))
+    await runner.task
+    assert client.frames == [{"type": "handoff_delivered", "messageId": "m1"}]
+    assert people == [("Eva", 1)]
+    assert runner.streaming_id is None
