@@ -2,41 +2,53 @@
 
 | when                    | write                                   | if the database is away  |
 |-------------------------|-----------------------------------------|--------------------------|
-| before generation       | ``customer_message_begin``: question,   | queued as ``turn_begin`` |
-|                         | answer row ``in_progress`` (or, when a  | (question, answer row);  |
-|                         | person owns the conversation, the       | the agent answers        |
-|                         | message is theirs: no turn)             |                          |
+| before generation       | ``customer_message_begin``: question,   | queued; the turn goes on |
+|                         | answer row ``in_progress`` (or, when a  | and the write, retried,  |
+|                         | person owns the conversation, the       | becomes ``turn_begin``   |
+|                         | message is theirs: no turn)             | (the agent answered)     |
 | the turn ends (any way) | ``turn_complete``: answer, verdict,     | queued (always queued:   |
 |                         | citations, timings                      | off the token path)      |
 | start-up                | ``manage.py mark_interrupted_turns``:   | (start-up fails)         |
 |                         | ``in_progress`` -> ``interrupted``      |                          |
 
-One turn per transaction, so a row that cannot be written never takes
-another turn's with it (it is logged with its message id and counted in
-``chat_audit_write_failures``). Writes that fail because the database is
-away (``OperationalError``, ``InterfaceError``) stay at the head of a
-bounded queue and are retried with exponential backoff (0.1 s doubling to
-5 s) until the database answers, oldest first, so a turn's completion is
-never written before its beginning. Past ``AUDIT_QUEUE_MAX`` waiting writes
-a new one is refused: logged as an error and counted in
+Group commit: every write of the process waits in one queue, in order, and
+one worker writes what is waiting as a batch (at most ``MAX_BATCH``) in one
+transaction; a beginning returns to its turn when its batch is committed.
+At rest a batch holds one write, so a question is committed as soon as
+before; under load (500 clients asking at once) hundreds of turns share a
+few transactions instead of queueing one by one for the database's write
+lock and a worker thread each. Each write runs in its own savepoint (the
+services are ``@transaction.atomic``), so a row that cannot be written never
+takes another turn's with it (it is logged with its message id and counted
+in ``chat_audit_write_failures``).
+
+When the database is away (``OperationalError``, ``InterfaceError``) the
+batch stays at the head of the queue and is retried with exponential
+backoff (0.1 s doubling to 5 s) until the database answers, oldest first,
+so a turn's completion is never written before its beginning; the turns
+waiting for their beginning go on meanwhile. Past ``AUDIT_QUEUE_MAX``
+waiting writes a new one is refused: logged as an error and counted in
 ``chat_audit_writes_dropped``, never dropped silently.
 
 The queue lives in the process: a ``kill -9`` loses what is waiting in it
-(only while the database is away), but the question of every turn that
-began while the database answered is already committed.
+(while the database is away, or the last batch's worth under load), but the
+question of every turn that began while the database answered is already
+committed.
 """
 
 import asyncio
 import logging
 import weakref
 from collections import deque
+from dataclasses import dataclass, field
+from itertools import islice
 
 from django.conf import settings
-from django.db import InterfaceError, OperationalError
+from django.db import InterfaceError, OperationalError, transaction
 from prometheus_client import Counter, Gauge
 
 from chat.asyncdb import off_loop
-from chat.handoff import customer_message_begin
+from chat.handoff import Begun, customer_message_begin
 from chat.services import turn_begin, turn_complete
 
 logger = logging.getLogger(__name__)
@@ -44,6 +56,9 @@ logger = logging.getLogger(__name__)
 DATABASE_AWAY = (OperationalError, InterfaceError)
 FIRST_RETRY_SECONDS = 0.1
 MAX_RETRY_SECONDS = 5.0
+MAX_BATCH = 50  # writes per transaction
+
+BEGIN, LATE_BEGIN, COMPLETE = "begin", "late_begin", "complete"
 
 WRITE_FAILURES = Counter(
     "chat_audit_write_failures", "Audit writes that failed for a reason other than an outage."
@@ -55,105 +70,145 @@ WRITE_RETRIES = Counter("chat_audit_write_retries", "Audit writes retried (datab
 QUEUED = Gauge("chat_audit_writes_queued", "Audit writes waiting for the database.")
 
 
-class AuditWriter:
-    """One per event loop: the direct begin, and the queue for everything else.
+@transaction.atomic
+def audit_write_batch(*, writes: list[tuple[str, object]]) -> list[object]:
+    """Write ``(kind, record)`` pairs in order, in one transaction, each in a savepoint.
 
-    ``begin`` (direct) returns a ``chat.handoff.Begun``; ``late_begin`` (a begin
-    that waited in the queue: the agent has answered meanwhile) and ``complete``
-    return the answer row's pk.
+    Returns one result per write: a ``Begun`` (``begin``), the answer row's pk
+    (``late_begin``, ``complete``), or the exception that write raised. An
+    outage raises (the whole batch is retried). A completion whose beginning
+    is in the same batch uses the pk that beginning just wrote.
+    """
+    results: list[object] = []
+    answer_pks: dict[int, int | None] = {}  # id(record) -> pk written in this batch
+    for kind, record in writes:
+        answer_pk = answer_pks.get(id(record), record.answer_pk)
+        try:
+            if kind == BEGIN:
+                result = customer_message_begin(record=record)
+                answer_pks[id(record)] = result.answer_pk
+            elif kind == LATE_BEGIN:
+                result = answer_pks[id(record)] = turn_begin(record=record)
+            else:
+                result = turn_complete(record=record, answer_pk=answer_pk)
+        except DATABASE_AWAY:
+            raise
+        except Exception as exc:  # this write's savepoint is rolled back; the others stand
+            result = exc
+        results.append(result)
+    return results
+
+
+@dataclass(eq=False)
+class _Write:
+    kind: str
+    record: object
+    # A beginning's turn waits on this until the write is committed (or must go on without it).
+    waiter: asyncio.Future | None = field(default=None)
+
+    def release(self) -> None:
+        """Let the turn go on; if this beginning is written later, the agent has answered."""
+        if self.waiter is not None and not self.waiter.done():
+            self.waiter.set_result(None)
+        if self.kind == BEGIN:
+            self.kind = LATE_BEGIN
+
+
+class AuditWriter:
+    """One per event loop: the queue of audit writes and the task that writes it in batches.
+
+    ``write_batch`` is ``audit_write_batch`` or a fake with its signature.
     """
 
     def __init__(
-        self,
-        *,
-        max_queue: int,
-        begin=customer_message_begin,
-        late_begin=turn_begin,
-        complete=turn_complete,
+        self, *, max_queue: int, write_batch=audit_write_batch, max_batch: int = MAX_BATCH
     ) -> None:
         self.max_queue = max_queue
-        self.begin_write = off_loop(begin)
-        self.late_begin_write = off_loop(late_begin)
-        self.complete_write = off_loop(complete)
-        self.queue: deque[tuple[str, object]] = deque()
+        self.max_batch = max_batch
+        self.write_batch = off_loop(write_batch)
+        self.queue: deque[_Write] = deque()
         self.task: asyncio.Task | None = None
-        self.beginning: set[asyncio.Task] = set()
+        self.database_away = False  # the last batch found it away; cleared by the next success
 
     async def begin(self, record) -> None:
-        """Commit the question before generation; queue it if the database is away."""
-        if self.queue:  # writes are already waiting for the database: keep the order
-            self._enqueue("begin", record)
+        """Commit the question before generation; if the database is away, go on without."""
+        write = _Write(BEGIN, record, asyncio.get_running_loop().create_future())
+        if not self._enqueue(write):
             return
-        task = asyncio.get_running_loop().create_task(self._begin_now(record))
-        self.beginning.add(task)
-        task.add_done_callback(self.beginning.discard)
-        # Shielded: a turn cancelled meanwhile must not leave a half-known row behind.
-        await asyncio.shield(task)
-
-    async def _begin_now(self, record) -> None:
-        try:
-            begun = await self.begin_write(record=record)
-            record.answer_pk, record.person = begun.answer_pk, begun.person
-        except DATABASE_AWAY:
-            logger.warning("Database away: the question of %s waits", record.message_id)
-            self._enqueue("begin", record)
-        except Exception:
-            WRITE_FAILURES.inc()
-            logger.exception("Could not record the question of %s", record.message_id)
+        if self.database_away:  # writes are waiting for the database already: go on at once
+            write.release()
+            return
+        # Shielded: a turn cancelled meanwhile must not leave a half-known row behind
+        # (its completion is queued behind this beginning).
+        await asyncio.shield(write.waiter)
 
     def complete_later(self, record) -> None:
         """Queue a finished turn's completion (never waits)."""
-        self._enqueue("complete", record)
+        self._enqueue(_Write(COMPLETE, record))
 
-    def _enqueue(self, kind: str, record) -> None:
+    def _enqueue(self, write: _Write) -> bool:
         if len(self.queue) >= self.max_queue:
             WRITES_DROPPED.inc()
             logger.error(
                 "Audit queue full (%d writes): the %s of turn %s is not recorded",
                 len(self.queue),
-                kind,
-                record.message_id,
+                write.kind,
+                write.record.message_id,
             )
-            return
-        self.queue.append((kind, record))
+            return False
+        self.queue.append(write)
         QUEUED.inc()
         if self.task is None or self.task.done():
             self.task = asyncio.get_running_loop().create_task(self._run())
+        return True
 
     async def _run(self) -> None:
         delay = FIRST_RETRY_SECONDS
         while self.queue:
-            kind, record = self.queue[0]
+            batch = list(islice(self.queue, self.max_batch))
             try:
-                await self._write(kind, record)
+                results = await self.write_batch(writes=[(w.kind, w.record) for w in batch])
             except DATABASE_AWAY:
-                WRITE_RETRIES.inc()
-                logger.warning("Database away: audit write retried in %.1f s", delay)
+                self.database_away = True
+                WRITE_RETRIES.inc(len(batch))
+                logger.warning(
+                    "Database away: %d audit writes retried in %.1f s", len(batch), delay
+                )
+                for write in batch:
+                    write.release()
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, MAX_RETRY_SECONDS)
                 continue
-            except Exception:
-                WRITE_FAILURES.inc()
-                logger.exception("Could not record the %s of turn %s", kind, record.message_id)
-            self.queue.popleft()
-            QUEUED.dec()
+            except Exception as exc:  # the batch failed as a whole (not one write of it)
+                results = [exc] * len(batch)
+            self.database_away = False
+            for write, result in zip(batch, results, strict=True):
+                self.queue.popleft()
+                QUEUED.dec()
+                self._apply(write, result)
+                write.release()
             delay = FIRST_RETRY_SECONDS
 
-    async def _write(self, kind: str, record) -> None:
-        if self.beginning:  # a begin still on its way must land first
-            await asyncio.gather(*self.beginning, return_exceptions=True)
-        if kind == "begin":
-            record.answer_pk = await self.late_begin_write(record=record)
+    @staticmethod
+    def _apply(write: _Write, result: object) -> None:
+        record = write.record
+        if isinstance(result, Exception):
+            WRITE_FAILURES.inc()
+            logger.error(
+                "Could not record the %s of turn %s",
+                write.kind,
+                record.message_id,
+                exc_info=result,
+            )
+        elif isinstance(result, Begun):
+            record.answer_pk, record.person = result.answer_pk, result.person
         else:
-            record.answer_pk = await self.complete_write(record=record, answer_pk=record.answer_pk)
+            record.answer_pk = result
 
     async def drain(self) -> None:
-        """Wait until every write started or queued so far is done (or given up)."""
-        while self.beginning or (self.task is not None and not self.task.done()):
-            if self.beginning:
-                await asyncio.gather(*self.beginning, return_exceptions=True)
-            if self.task is not None and not self.task.done():
-                await asyncio.shield(self.task)
+        """Wait until every write queued so far is done (or given up)."""
+        while self.task is not None and not self.task.done():
+            await asyncio.shield(self.task)
 
 
 _writers: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()

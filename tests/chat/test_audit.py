@@ -25,39 +25,34 @@ def turn(n: int) -> TurnRecord:
 
 
 class FakeDatabase:
-    """Sync write functions as the writer calls them, with scripted failures."""
+    """``audit_write_batch`` as the writer calls it, with scripted outages and bad rows."""
 
     def __init__(self, *, away_for: int = 0, bad: frozenset[str] = frozenset()) -> None:
         self.away_for = away_for
         self.bad = bad
         self.written: list[tuple[str, str]] = []
+        self.kinds: list[str] = []  # as the writer asked for them
+        self.batches: list[int] = []
 
-    def _write(self, kind: str, record) -> int:
+    def write_batch(self, *, writes) -> list[object]:
         if self.away_for:
             self.away_for -= 1
             raise OperationalError("could not connect to server")
-        if record.message_id in self.bad:
-            raise DataError("A string literal cannot contain NUL (0x00) characters.")
-        self.written.append((kind, record.message_id))
-        return len(self.written)
-
-    def begin(self, *, record) -> Begun:
-        return Begun(answer_pk=self._write("begin", record))
-
-    def late_begin(self, *, record) -> int:
-        return self._write("begin", record)
-
-    def complete(self, *, record, answer_pk) -> int:
-        return self._write("complete", record)
+        self.batches.append(len(writes))
+        results = []
+        for kind, record in writes:
+            self.kinds.append(kind)
+            if record.message_id in self.bad:
+                results.append(DataError("A string literal cannot contain NUL (0x00) characters."))
+                continue
+            self.written.append(("complete" if kind == "complete" else "begin", record.message_id))
+            pk = len(self.written)
+            results.append(Begun(answer_pk=pk) if kind == "begin" else pk)
+        return results
 
 
 def writer_for(database: FakeDatabase, max_queue: int = 100) -> AuditWriter:
-    return AuditWriter(
-        max_queue=max_queue,
-        begin=database.begin,
-        late_begin=database.late_begin,
-        complete=database.complete,
-    )
+    return AuditWriter(max_queue=max_queue, write_batch=database.write_batch)
 
 
 async def test_a_row_that_cannot_be_written_takes_no_other_turn_with_it():
@@ -85,6 +80,68 @@ async def test_writes_while_the_database_is_away_are_retried_in_order(monkeypatc
         writer.complete_later(record)
     await writer.drain()
     assert database.written == [(kind, f"m{n}") for kind in ("begin", "complete") for n in range(3)]
+
+
+async def test_a_beginning_the_outage_held_back_is_written_as_a_turn_the_agent_answered(
+    monkeypatch,
+):
+    """The turn went on without its beginning; written later, the message is the agent's
+    turn (``late_begin``), not re-routed to a person who may have joined meanwhile."""
+    monkeypatch.setattr(audit, "FIRST_RETRY_SECONDS", 0.01)
+    database = FakeDatabase(away_for=1)
+    writer = writer_for(database)
+    record = turn(0)
+    await writer.begin(record)
+    assert record.answer_pk is None  # the turn goes on
+    writer.complete_later(record)
+    await writer.drain()
+    assert database.kinds == ["late_begin", "complete"]
+
+
+async def test_turns_beginning_together_share_transactions():
+    """Group commit: 200 turns asking at once are written in a few batches, in order, and
+    each turn goes on only once its own question is committed."""
+    database = FakeDatabase()
+    writer = writer_for(database, max_queue=1000)
+    records = [turn(n) for n in range(200)]
+    await asyncio.gather(*(writer.begin(record) for record in records))
+    assert [m for _, m in database.written] == [f"m{n}" for n in range(200)]
+    assert all(record.answer_pk is not None for record in records)
+    assert sum(database.batches) == 200 and len(database.batches) <= 200 // audit.MAX_BATCH + 1
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_write_that_fails_in_the_database_takes_no_other_write_of_its_batch():
+    """The real batch: each write in its own savepoint; the bad one is reported, the others
+    are committed."""
+    import uuid
+
+    good = [
+        TurnRecord(
+            conversation_id=uuid.uuid4(),
+            session_key="",
+            message_id=f"g{n}",
+            question="Vad kostar premium?",
+            language="sv",
+        )
+        for n in range(2)
+    ]
+    bad = TurnRecord(
+        conversation_id="not a uuid", session_key="", message_id="b", question="q", language="sv"
+    )
+    writes = [("begin", good[0]), ("begin", bad), ("begin", good[1]), ("complete", good[1])]
+    good[1].status, good[1].text = Message.Status.DONE, "Premium kostar 399 kr/månad."
+    results = await sync_to_async(audit.audit_write_batch)(writes=writes)
+    assert [type(r).__name__ for r in results] == ["Begun", "ValidationError", "Begun", "int"]
+    rows = await sync_to_async(
+        lambda: sorted(Message.objects.values_list("message_id", "role", "status"))
+    )()
+    assert rows == [
+        ("g0", "assistant", "in_progress"),
+        ("g0", "user", "done"),
+        ("g1", "assistant", "done"),
+        ("g1", "user", "done"),
+    ]
 
 
 async def test_past_the_bound_a_write_is_refused_loudly(monkeypatch, caplog):
