@@ -13,14 +13,16 @@
 
 Group commit: every write of the process waits in one queue, in order, and
 one worker writes what is waiting as a batch (at most ``MAX_BATCH``) in one
-transaction; a beginning returns to its turn when its batch is committed.
-At rest a batch holds one write, so a question is committed as soon as
-before; under load (500 clients asking at once) hundreds of turns share a
-few transactions instead of queueing one by one for the database's write
-lock and a worker thread each. Each write runs in its own savepoint (the
-services are ``@transaction.atomic``), so a row that cannot be written never
-takes another turn's with it (it is logged with its message id and counted
-in ``chat_audit_write_failures``).
+transaction, the beginnings together in a few statements (``turns_begin``:
+``bulk_create``); a beginning returns to its turn when its batch is
+committed. At rest a batch holds one write, so a question is committed as
+soon as before; under load (500 clients asking at once) hundreds of turns
+share a few transactions and statements instead of queueing one by one for
+the database's write lock and a worker thread each. A batch that fails for
+any reason but an outage is written again one write at a time, each in its
+own savepoint, so a row that cannot be written never takes another turn's
+with it (it is logged with its message id and counted in
+``chat_audit_write_failures``).
 
 When the database is away (``OperationalError``, ``InterfaceError``) the
 batch stays at the head of the queue and is retried with exponential
@@ -48,8 +50,8 @@ from django.db import InterfaceError, OperationalError, transaction
 from prometheus_client import Counter, Gauge
 
 from chat.asyncdb import off_loop
-from chat.handoff import Begun, customer_message_begin
-from chat.services import turn_begin, turn_complete
+from chat.handoff import Begun, customer_message_begin, customer_messages_begin
+from chat.services import turn_begin, turn_complete, turns_begin, turns_complete
 
 logger = logging.getLogger(__name__)
 
@@ -72,13 +74,49 @@ QUEUED = Gauge("chat_audit_writes_queued", "Audit writes waiting for the databas
 
 @transaction.atomic
 def audit_write_batch(*, writes: list[tuple[str, object]]) -> list[object]:
-    """Write ``(kind, record)`` pairs in order, in one transaction, each in a savepoint.
+    """Write ``(kind, record)`` pairs in one transaction; one result per write, in order:
+    a ``Begun`` (``begin``), the answer row's pk (``late_begin``, ``complete``), or the
+    exception that write raised.
 
-    Returns one result per write: a ``Begun`` (``begin``), the answer row's pk
-    (``late_begin``, ``complete``), or the exception that write raised. An
-    outage raises (the whole batch is retried). A completion whose beginning
-    is in the same batch uses the pk that beginning just wrote.
+    Together first: every beginning in a few statements, then the completions
+    (a completion whose beginning is in the batch uses the pk just written).
+    If that fails for any reason but an outage, it is rolled back and each
+    write runs alone in a savepoint, so one bad row takes no other with it.
+    An outage raises: the whole batch is retried.
     """
+    try:
+        with transaction.atomic():
+            return _write_together(writes)
+    except DATABASE_AWAY:
+        raise
+    except Exception:
+        logger.warning("An audit batch of %d writes failed; writing them one by one", len(writes))
+    return _write_one_by_one(writes)
+
+
+def _write_together(writes: list[tuple[str, object]]) -> list[object]:
+    def of(kind: str) -> list:
+        return [record for k, record in writes if k == kind]
+
+    results: dict[tuple[str, int], object] = {}  # (kind, id(record)) -> result
+    answer_pks: dict[int, int | None] = {}  # id(record) -> the pk its beginning just wrote
+    begins, late, completes = of(BEGIN), of(LATE_BEGIN), of(COMPLETE)
+    if begins:
+        for record, begun in zip(begins, customer_messages_begin(records=begins), strict=True):
+            results[BEGIN, id(record)], answer_pks[id(record)] = begun, begun.answer_pk
+    if late:
+        for record, answer_pk in zip(late, turns_begin(records=late), strict=True):
+            results[LATE_BEGIN, id(record)] = answer_pks[id(record)] = answer_pk
+    if completes:
+        completions = [(r, answer_pks.get(id(r), r.answer_pk)) for r in completes]
+        for record, answer_pk in zip(
+            completes, turns_complete(completions=completions), strict=True
+        ):
+            results[COMPLETE, id(record)] = answer_pk
+    return [results[kind, id(record)] for kind, record in writes]
+
+
+def _write_one_by_one(writes: list[tuple[str, object]]) -> list[object]:
     results: list[object] = []
     answer_pks: dict[int, int | None] = {}  # id(record) -> pk written in this batch
     for kind, record in writes:

@@ -32,7 +32,7 @@ from django.utils import timezone
 from chat.handoff_rules import is_open, staff_name
 from chat.models import Handoff, HandoffEvent
 from chat.selectors import handoff_position
-from chat.services import conversation_touch, turn_begin
+from chat.services import conversation_touch, turns_begin
 
 STAFF_GROUP = "handoff.staff"
 QUEUE_CHANGED = "handoff.queue"
@@ -236,15 +236,30 @@ def customer_message_begin(*, record) -> Begun:
     nobody does (a join it never heard of), at no cost beyond the write every
     turn makes anyway.
     """
-    handoff = (
-        Handoff.objects.filter(conversation_id=record.conversation_id, status=Handoff.Status.ACTIVE)
-        .select_related("taken_by")
-        .first()
-    )
-    if handoff is None:
-        return Begun(answer_pk=turn_begin(record=record))
-    _to_owner(handoff, text=record.question, message_id=record.message_id)
-    return Begun(person=staff_name(handoff.taken_by))
+    return customer_messages_begin(records=[record])[0]
+
+
+@transaction.atomic
+def customer_messages_begin(*, records: list) -> list[Begun]:
+    """``customer_message_begin`` for many messages: one read of who owns their
+    conversations, then the agent's turns together (``turns_begin``)."""
+    owned = {
+        str(handoff.conversation_id): handoff
+        for handoff in Handoff.objects.filter(
+            conversation_id__in={r.conversation_id for r in records},
+            status=Handoff.Status.ACTIVE,
+        ).select_related("taken_by")
+    }
+    begun: dict[int, Begun] = {}
+    for record in records:
+        if (handoff := owned.get(str(record.conversation_id))) is not None:
+            _to_owner(handoff, text=record.question, message_id=record.message_id)
+            begun[id(record)] = Begun(person=staff_name(handoff.taken_by))
+    agent = [record for record in records if id(record) not in begun]
+    if agent:
+        for record, answer_pk in zip(agent, turns_begin(records=agent), strict=True):
+            begun[id(record)] = Begun(answer_pk=answer_pk)
+    return [begun[id(record)] for record in records]
 
 
 def _to_owner(handoff: Handoff, *, text: str, message_id: str) -> HandoffEvent:

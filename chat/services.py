@@ -48,28 +48,50 @@ def turn_begin(*, record) -> int:
     pk, which ``turn_complete`` fills in. A crash from here on leaves the row
     in progress; ``turns_mark_interrupted`` (at start-up) marks it.
     """
-    conversation_touch(
-        conversation_id=record.conversation_id,
-        session_key=record.session_key,
-        language=record.language,
-    )
-    question = Message.objects.create(
-        conversation_id=record.conversation_id,
-        role=Message.Role.USER,
-        message_id=record.message_id,
-        text=made_storable(record.question),
-        language=record.language,
-    )
-    answer = Message.objects.create(
-        conversation_id=record.conversation_id,
-        role=Message.Role.ASSISTANT,
-        message_id=record.message_id,
-        reply_to=question,
-        text="",
-        status=Message.Status.IN_PROGRESS,
-        language=record.language,
-    )
-    return answer.pk
+    return turns_begin(records=[record])[0]
+
+
+@transaction.atomic
+def turns_begin(*, records: list) -> list[int]:
+    """``turn_begin`` for many turns in a few statements (the audit trail's group commit).
+
+    Each conversation is created on first use, else marked active now (as
+    ``conversation_touch``); questions and answer rows are inserted with
+    ``bulk_create``, one round per turn of the same conversation, so a
+    conversation's rows keep the order question, answer, question, answer.
+    Returns the answer rows' pks, in the order of ``records``.
+    """
+    _conversations_touch(records, language=True)
+    answer_pks: dict[int, int] = {}
+    for round_ in _rounds(records):
+        questions = Message.objects.bulk_create(
+            [
+                Message(
+                    conversation_id=r.conversation_id,
+                    role=Message.Role.USER,
+                    message_id=r.message_id,
+                    text=made_storable(r.question),
+                    language=r.language,
+                )
+                for r in round_
+            ]
+        )
+        answers = Message.objects.bulk_create(
+            [
+                Message(
+                    conversation_id=r.conversation_id,
+                    role=Message.Role.ASSISTANT,
+                    message_id=r.message_id,
+                    reply_to=question,
+                    text="",
+                    status=Message.Status.IN_PROGRESS,
+                    language=r.language,
+                )
+                for r, question in zip(round_, questions, strict=True)
+            ]
+        )
+        answer_pks.update((id(r), answer.pk) for r, answer in zip(round_, answers, strict=True))
+    return [answer_pks[id(r)] for r in records]
 
 
 @transaction.atomic
@@ -77,32 +99,86 @@ def turn_complete(*, record, answer_pk: int | None) -> int:
     """Complete a turn's answer row with what it showed, its verdict, citations and timings.
 
     Without ``answer_pk`` (the begin was never written) both rows are written
-    now. Returns the answer's pk. One turn per transaction: a row that cannot
-    be written never takes another turn's with it.
+    now. Returns the answer's pk.
     """
-    if answer_pk is None:
-        answer_pk = turn_begin(record=record)
-    else:
-        Conversation.objects.filter(pk=record.conversation_id).update(
-            last_active_at=timezone.now(), language=record.language
-        )
-    Message.objects.filter(pk=answer_pk).update(
-        text=made_storable(record.text),
-        status=record.status,
-        draft=made_storable(record.draft),
-        grounded=record.grounded,
-        block_reason=made_storable(record.block_reason)[:200],
-        unsupported=record.unsupported,
-        citations=record.citations,
-        retrieved=record.retrieved,
-        error=made_storable(record.error),
-        ttft_ms=record.ttft_ms,
-        total_ms=record.total_ms,
-        token_count=record.token_count,
-        backend=record.backend,
-        model=record.model,
+    return turns_complete(completions=[(record, answer_pk)])[0]
+
+
+@transaction.atomic
+def turns_complete(*, completions: list[tuple[object, int | None]]) -> list[int]:
+    """``turn_complete`` for many ``(record, answer_pk)`` at once; returns the answers' pks.
+
+    One UPDATE per answer (Django's ``bulk_update`` builds a CASE per field
+    and row, slower here than the UPDATEs it replaces) and one for the
+    conversations' activity.
+    """
+    unbegun = [record for record, answer_pk in completions if answer_pk is None]
+    begun = (
+        dict(zip(map(id, unbegun), turns_begin(records=unbegun), strict=True)) if unbegun else {}
     )
-    return answer_pk
+    pks = []
+    for record, answer_pk in completions:
+        answer_pk = begun.get(id(record), answer_pk)
+        Message.objects.filter(pk=answer_pk).update(
+            text=made_storable(record.text),
+            status=record.status,
+            draft=made_storable(record.draft),
+            grounded=record.grounded,
+            block_reason=made_storable(record.block_reason)[:200],
+            unsupported=record.unsupported,
+            citations=record.citations,
+            retrieved=record.retrieved,
+            error=made_storable(record.error),
+            ttft_ms=record.ttft_ms,
+            total_ms=record.total_ms,
+            token_count=record.token_count,
+            backend=record.backend,
+            model=record.model,
+        )
+        pks.append(answer_pk)
+    _conversations_touch([record for record, _ in completions if id(record) not in begun])
+    return pks
+
+
+def _conversations_touch(records: list, *, language: bool = False) -> None:
+    """The records' conversations created where missing, else marked active now (and, with
+    ``language``, set to the language of their latest record)."""
+    if not records:
+        return
+    latest = {uuid.UUID(str(r.conversation_id)): r for r in records}
+    existing = set(Conversation.objects.filter(pk__in=latest).values_list("pk", flat=True))
+    Conversation.objects.bulk_create(
+        [
+            Conversation(pk=pk, session_hash=session_hash(r.session_key), language=r.language)
+            for pk, r in latest.items()
+            if pk not in existing
+        ],
+        ignore_conflicts=True,  # another process may create it meanwhile
+    )
+    now = timezone.now()
+    if not language:
+        Conversation.objects.filter(pk__in=existing).update(last_active_at=now)
+        return
+    by_language: dict[str, list[uuid.UUID]] = {}
+    for pk in existing:
+        by_language.setdefault(latest[pk].language, []).append(pk)
+    for code, pks in by_language.items():
+        Conversation.objects.filter(pk__in=pks).update(last_active_at=now, language=code)
+
+
+def _rounds(records: list) -> list[list]:
+    """``records`` in rounds that hold each conversation at most once, in order."""
+    rounds: list[list] = []
+    taken: list[set] = []
+    for record in records:
+        key = str(record.conversation_id)
+        index = next((i for i, seen in enumerate(taken) if key not in seen), len(rounds))
+        if index == len(rounds):
+            rounds.append([])
+            taken.append(set())
+        rounds[index].append(record)
+        taken[index].add(key)
+    return rounds
 
 
 def turns_mark_interrupted(*, older_than_seconds: float, now=None) -> int:

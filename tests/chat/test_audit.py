@@ -144,6 +144,42 @@ async def test_a_write_that_fails_in_the_database_takes_no_other_write_of_its_ba
     ]
 
 
+def test_a_batch_costs_the_same_statements_for_5_turns_as_for_50(db):
+    """Group commit pays per batch, not per turn: beginnings and completions together."""
+    import uuid
+
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    def statements(turns: int) -> tuple[int, int]:
+        records = [
+            TurnRecord(
+                conversation_id=uuid.uuid4(),
+                session_key="",
+                message_id=f"t{turns}-{n}",
+                question="Vad kostar premium?",
+                language="sv",
+                status=Message.Status.DONE,
+                text="Premium kostar 399 kr/månad.",
+            )
+            for n in range(turns)
+        ]
+        with CaptureQueriesContext(connection) as begins:
+            begun = audit.audit_write_batch(writes=[("begin", r) for r in records])
+        assert all(b.answer_pk is not None and b.person is None for b in begun)
+        for record, b in zip(records, begun, strict=True):
+            record.answer_pk = b.answer_pk
+        with CaptureQueriesContext(connection) as completes:
+            audit.audit_write_batch(writes=[("complete", r) for r in records])
+        return len(begins), len(completes) - turns  # a completion is one UPDATE per answer
+
+    (begins_5, completes_5), (begins_50, completes_50) = statements(5), statements(50)
+    # SQLite caps a statement's parameters: each of the two bulk INSERTs may split in two.
+    assert begins_5 <= begins_50 <= begins_5 + 2
+    assert completes_5 == completes_50
+    assert Message.objects.filter(status=Message.Status.DONE, role="assistant").count() == 55
+
+
 async def test_past_the_bound_a_write_is_refused_loudly(monkeypatch, caplog):
     """Never dropped silently: counted in chat_audit_writes_dropped and logged as an error."""
     monkeypatch.setattr(audit, "FIRST_RETRY_SECONDS", 0.01)

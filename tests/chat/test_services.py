@@ -13,6 +13,8 @@ from chat.services import (
     feedback_create,
     turn_begin,
     turn_complete,
+    turns_begin,
+    turns_complete,
     turns_mark_interrupted,
 )
 
@@ -51,6 +53,39 @@ def test_complete_fills_in_the_answer_row():
     assert (answer.status, answer.text, answer.grounded) == ("done", "Svar 1", True)
     assert answer.citations == [{"file": "kb/pricing.md", "line": 3}] and answer.ttft_ms == 12.5
     assert Message.objects.count() == 2
+
+
+def test_many_turns_begin_together_each_conversation_in_order():
+    """The group commit's beginning: two turns of one conversation (two tabs) and one of
+    another; each conversation's rows read question, answer, question, answer."""
+    first, second = uuid.uuid4(), uuid.uuid4()
+    Conversation.objects.create(pk=first, language="sv")
+    turns = [record(first, 1), record(second, 2, language="en"), record(first, 3)]
+    answer_pks = turns_begin(records=turns)
+    answers = Message.objects.select_related("reply_to").in_bulk(answer_pks)
+    assert [answers[pk].reply_to.text for pk in answer_pks] == ["Fråga 1", "Fråga 2", "Fråga 3"]
+    rows = Message.objects.filter(conversation_id=first).order_by("id")
+    assert [(m.role, m.message_id) for m in rows] == [
+        ("user", "m1"),
+        ("assistant", "m1"),
+        ("user", "m3"),
+        ("assistant", "m3"),
+    ]
+    assert Conversation.objects.get(pk=second).language == "en"
+
+
+def test_many_turns_complete_together_one_of_them_never_begun():
+    """Completions together: an answer row filled in, and a turn whose beginning was
+    never written gets both rows."""
+    begun, unbegun = record(uuid.uuid4(), 1), record(uuid.uuid4(), 2)
+    answer_pk = turn_begin(record=begun)
+    pks = turns_complete(completions=[(begun, answer_pk), (unbegun, None)])
+    assert pks[0] == answer_pk
+    done = Message.objects.select_related("reply_to").in_bulk(pks)
+    assert [(done[pk].status, done[pk].text, done[pk].reply_to.text) for pk in pks] == [
+        ("done", "Svar 1", "Fråga 1"),
+        ("done", "Svar 2", "Fråga 2"),
+    ]
 
 
 def test_complete_without_a_begin_writes_both_rows():
