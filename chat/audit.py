@@ -11,11 +11,11 @@
 | start-up                | ``manage.py mark_interrupted_turns``:   | (start-up fails)         |
 |                         | ``in_progress`` -> ``interrupted``      |                          |
 
-Group commit: every write of the process waits in one queue, in order, and
-one worker writes what is waiting as a batch (at most ``MAX_BATCH``) in one
-transaction, the beginnings together in a few statements (``turns_begin``:
-``bulk_create``); a beginning returns to its turn when its batch is
-committed. At rest a batch holds one write, so a question is committed as
+Group commit: the writes of the process wait in two queues (beginnings,
+completions), in order, and for each one task writes what is waiting as a
+batch (at most ``MAX_BATCH``) in one transaction, the beginnings together in
+a few statements (``turns_begin``: ``bulk_create``); a beginning returns to
+its turn when its batch is committed. At rest a batch holds one write, so a question is committed as
 soon as before; under load (500 clients asking at once) hundreds of turns
 share a few transactions and statements instead of queueing one by one for
 the database's write lock and a worker thread each. A batch that fails for
@@ -25,9 +25,9 @@ with it (it is logged with its message id and counted in
 ``chat_audit_write_failures``).
 
 When the database is away (``OperationalError``, ``InterfaceError``) the
-batch stays at the head of the queue and is retried with exponential
-backoff (0.1 s doubling to 5 s) until the database answers, oldest first,
-so a turn's completion is never written before its beginning; the turns
+batch stays at the head of its queue and is retried with exponential
+backoff (0.1 s doubling to 5 s) until the database answers, oldest first;
+a turn's completion is never written before its beginning; the turns
 waiting for their beginning go on meanwhile. Past ``AUDIT_QUEUE_MAX``
 waiting writes a new one is refused: logged as an error and counted in
 ``chat_audit_writes_dropped``, never dropped silently.
@@ -72,7 +72,6 @@ WRITE_RETRIES = Counter("chat_audit_write_retries", "Audit writes retried (datab
 QUEUED = Gauge("chat_audit_writes_queued", "Audit writes waiting for the database.")
 
 
-@transaction.atomic
 def audit_write_batch(*, writes: list[tuple[str, object]]) -> list[object]:
     """Write ``(kind, record)`` pairs in one transaction; one result per write, in order:
     a ``Begun`` (``begin``), the answer row's pk (``late_begin``, ``complete``), or the
@@ -80,9 +79,10 @@ def audit_write_batch(*, writes: list[tuple[str, object]]) -> list[object]:
 
     Together first: every beginning in a few statements, then the completions
     (a completion whose beginning is in the batch uses the pk just written).
-    If that fails for any reason but an outage, it is rolled back and each
-    write runs alone in a savepoint, so one bad row takes no other with it.
-    An outage raises: the whole batch is retried.
+    If that fails for any reason but an outage, it is rolled back and the
+    batch is written again in one transaction, each write alone in a
+    savepoint, so one bad row takes no other with it. An outage raises: the
+    whole batch is retried.
     """
     try:
         with transaction.atomic():
@@ -91,7 +91,8 @@ def audit_write_batch(*, writes: list[tuple[str, object]]) -> list[object]:
         raise
     except Exception:
         logger.warning("An audit batch of %d writes failed; writing them one by one", len(writes))
-    return _write_one_by_one(writes)
+    with transaction.atomic():
+        return _write_one_by_one(writes)
 
 
 def _write_together(writes: list[tuple[str, object]]) -> list[object]:
@@ -142,7 +143,9 @@ class _Write:
     kind: str
     record: object
     # A beginning's turn waits on this until the write is committed (or must go on without it).
-    waiter: asyncio.Future | None = field(default=None)
+    waiter: asyncio.Future | None = None
+    # Set once the write is done with (written, or given up): its turn's completion may go.
+    finished: asyncio.Event = field(default_factory=asyncio.Event)
 
     def release(self) -> None:
         """Let the turn go on; if this beginning is written later, the agent has answered."""
@@ -153,9 +156,12 @@ class _Write:
 
 
 class AuditWriter:
-    """One per event loop: the queue of audit writes and the task that writes it in batches.
+    """One per event loop: two lanes of audit writes, each written in batches by a task.
 
-    ``write_batch`` is ``audit_write_batch`` or a fake with its signature.
+    Beginnings and completions have a lane each, so a question never waits
+    behind a batch of finished turns; a completion waits only for its own
+    turn's beginning. ``write_batch`` is ``audit_write_batch`` or a fake with
+    its signature.
     """
 
     def __init__(
@@ -164,46 +170,55 @@ class AuditWriter:
         self.max_queue = max_queue
         self.max_batch = max_batch
         self.write_batch = off_loop(write_batch)
-        self.queue: deque[_Write] = deque()
-        self.task: asyncio.Task | None = None
+        self.lanes: dict[str, deque[_Write]] = {BEGIN: deque(), COMPLETE: deque()}
+        self.tasks: dict[str, asyncio.Task] = {}
+        self.beginnings: dict[int, _Write] = {}  # id(record) -> its beginning, until finished
         self.database_away = False  # the last batch found it away; cleared by the next success
 
     async def begin(self, record) -> None:
         """Commit the question before generation; if the database is away, go on without."""
         write = _Write(BEGIN, record, asyncio.get_running_loop().create_future())
-        if not self._enqueue(write):
+        if not self._enqueue(BEGIN, write):
             return
+        self.beginnings[id(record)] = write
         if self.database_away:  # writes are waiting for the database already: go on at once
             write.release()
             return
         # Shielded: a turn cancelled meanwhile must not leave a half-known row behind
-        # (its completion is queued behind this beginning).
+        # (its completion waits for this beginning).
         await asyncio.shield(write.waiter)
 
     def complete_later(self, record) -> None:
         """Queue a finished turn's completion (never waits)."""
-        self._enqueue(_Write(COMPLETE, record))
+        self._enqueue(COMPLETE, _Write(COMPLETE, record))
 
-    def _enqueue(self, write: _Write) -> bool:
-        if len(self.queue) >= self.max_queue:
+    def _enqueue(self, lane: str, write: _Write) -> bool:
+        waiting = sum(map(len, self.lanes.values()))
+        if waiting >= self.max_queue:
             WRITES_DROPPED.inc()
             logger.error(
                 "Audit queue full (%d writes): the %s of turn %s is not recorded",
-                len(self.queue),
+                waiting,
                 write.kind,
                 write.record.message_id,
             )
             return False
-        self.queue.append(write)
+        self.lanes[lane].append(write)
         QUEUED.inc()
-        if self.task is None or self.task.done():
-            self.task = asyncio.get_running_loop().create_task(self._run())
+        task = self.tasks.get(lane)
+        if task is None or task.done():
+            self.tasks[lane] = asyncio.get_running_loop().create_task(self._run(lane))
         return True
 
-    async def _run(self) -> None:
+    async def _run(self, lane: str) -> None:
+        queue = self.lanes[lane]
         delay = FIRST_RETRY_SECONDS
-        while self.queue:
-            batch = list(islice(self.queue, self.max_batch))
+        while queue:
+            batch = list(islice(queue, self.max_batch))
+            for write in batch:  # a completion goes after its own turn's beginning
+                beginning = self.beginnings.get(id(write.record))
+                if write.kind == COMPLETE and beginning is not None:
+                    await beginning.finished.wait()
             try:
                 results = await self.write_batch(writes=[(w.kind, w.record) for w in batch])
             except DATABASE_AWAY:
@@ -221,10 +236,13 @@ class AuditWriter:
                 results = [exc] * len(batch)
             self.database_away = False
             for write, result in zip(batch, results, strict=True):
-                self.queue.popleft()
+                queue.popleft()
                 QUEUED.dec()
                 self._apply(write, result)
                 write.release()
+                write.finished.set()
+                if write.kind != COMPLETE:
+                    self.beginnings.pop(id(write.record), None)
             delay = FIRST_RETRY_SECONDS
 
     @staticmethod
@@ -245,8 +263,8 @@ class AuditWriter:
 
     async def drain(self) -> None:
         """Wait until every write queued so far is done (or given up)."""
-        while self.task is not None and not self.task.done():
-            await asyncio.shield(self.task)
+        while any(not task.done() for task in self.tasks.values()):
+            await asyncio.gather(*(asyncio.shield(t) for t in self.tasks.values()))
 
 
 _writers: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()

@@ -239,17 +239,16 @@ def customer_message_begin(*, record) -> Begun:
     return customer_messages_begin(records=[record])[0]
 
 
-@transaction.atomic
+@transaction.atomic(savepoint=False)
 def customer_messages_begin(*, records: list) -> list[Begun]:
     """``customer_message_begin`` for many messages: one read of who owns their
     conversations, then the agent's turns together (``turns_begin``)."""
-    owned = {
-        str(handoff.conversation_id): handoff
-        for handoff in Handoff.objects.filter(
-            conversation_id__in={r.conversation_id for r in records},
-            status=Handoff.Status.ACTIVE,
-        ).select_related("taken_by")
-    }
+    active = Handoff.objects.filter(
+        conversation_id__in={r.conversation_id for r in records}, status=Handoff.Status.ACTIVE
+    )
+    owned = {}
+    if active.exists():  # rare: the plain read first, the join only when someone owns one
+        owned = {str(h.conversation_id): h for h in active.select_related("taken_by")}
     begun: dict[int, Begun] = {}
     for record in records:
         if (handoff := owned.get(str(record.conversation_id))) is not None:

@@ -51,7 +51,7 @@ def turn_begin(*, record) -> int:
     return turns_begin(records=[record])[0]
 
 
-@transaction.atomic
+@transaction.atomic(savepoint=False)  # inside a caller's transaction, part of it
 def turns_begin(*, records: list) -> list[int]:
     """``turn_begin`` for many turns in a few statements (the audit trail's group commit).
 
@@ -104,7 +104,7 @@ def turn_complete(*, record, answer_pk: int | None) -> int:
     return turns_complete(completions=[(record, answer_pk)])[0]
 
 
-@transaction.atomic
+@transaction.atomic(savepoint=False)
 def turns_complete(*, completions: list[tuple[object, int | None]]) -> list[int]:
     """``turn_complete`` for many ``(record, answer_pk)`` at once; returns the answers' pks.
 

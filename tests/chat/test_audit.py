@@ -3,6 +3,7 @@ process dies mid-stream."""
 
 import asyncio
 import logging
+import threading
 from collections.abc import AsyncIterator
 
 import pytest
@@ -79,7 +80,12 @@ async def test_writes_while_the_database_is_away_are_retried_in_order(monkeypatc
     for record in records:
         writer.complete_later(record)
     await writer.drain()
-    assert database.written == [(kind, f"m{n}") for kind in ("begin", "complete") for n in range(3)]
+    for kind in ("begin", "complete"):  # each kind oldest first
+        assert [m for k, m in database.written if k == kind] == ["m0", "m1", "m2"]
+    for n in range(3):  # a turn's completion after its beginning
+        assert database.written.index(("begin", f"m{n}")) < database.written.index(
+            ("complete", f"m{n}")
+        )
 
 
 async def test_a_beginning_the_outage_held_back_is_written_as_a_turn_the_agent_answered(
@@ -180,6 +186,30 @@ def test_a_batch_costs_the_same_statements_for_5_turns_as_for_50(db):
     assert Message.objects.filter(status=Message.Status.DONE, role="assistant").count() == 55
 
 
+async def test_a_question_never_waits_behind_finished_turns():
+    """Beginnings and completions have a lane each: with a batch of completions held up in
+    the database, the next turn's question is committed at once."""
+    held = threading.Event()
+
+    class SlowCompletions(FakeDatabase):
+        def write_batch(self, *, writes):
+            if writes[0][0] == "complete":
+                held.wait(5)
+            return super().write_batch(writes=writes)
+
+    database = SlowCompletions()
+    writer = writer_for(database)
+    first, second = turn(0), turn(1)
+    await writer.begin(first)
+    writer.complete_later(first)
+    await asyncio.sleep(0.05)  # the completion's batch is in the database, held
+    await asyncio.wait_for(writer.begin(second), 2)
+    assert second.answer_pk is not None
+    held.set()
+    await writer.drain()
+    assert database.written == [("begin", "m0"), ("begin", "m1"), ("complete", "m0")]
+
+
 async def test_past_the_bound_a_write_is_refused_loudly(monkeypatch, caplog):
     """Never dropped silently: counted in chat_audit_writes_dropped and logged as an error."""
     monkeypatch.setattr(audit, "FIRST_RETRY_SECONDS", 0.01)
@@ -192,7 +222,8 @@ async def test_past_the_bound_a_write_is_refused_loudly(monkeypatch, caplog):
             writer.complete_later(turn(n))
     assert WRITES_DROPPED._value.get() == before + 1
     assert any("m2 is not recorded" in r.getMessage() for r in caplog.records)
-    writer.task.cancel()
+    for task in writer.tasks.values():
+        task.cancel()
 
 
 class HeldBackend(LLMBackend):
