@@ -97,6 +97,12 @@ def _command_and_env(kind: str, ws: Workspace, port: int, delay_ms: int, profile
             WS_RATE_LIMIT="0",
             WS_FLOOD_LIMIT="0",
             WS_MAX_CONNECTIONS_PER_IP="0",
+            # Scenario 4 confirms 200 callbacks to one number from one address: the action
+            # quotas (tested in tests/actions) would refuse all but the first 3.
+            ACTION_QUOTA_PER_CONVERSATION="0",
+            ACTION_QUOTA_PER_NUMBER="0",
+            ACTION_QUOTA_PER_ADDRESS="0",
+            ACTION_QUOTA_PER_MINUTE="0",
         )
         command = _daphne("config.asgi:application", port, profile_to)
     else:
