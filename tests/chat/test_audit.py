@@ -4,11 +4,13 @@ process dies mid-stream."""
 import asyncio
 import logging
 import threading
+import uuid
 from collections.abc import AsyncIterator
 
 import pytest
 from asgiref.sync import sync_to_async
-from django.db import DataError, OperationalError
+from django.db import DataError, OperationalError, connection
+from django.test.utils import CaptureQueriesContext
 
 from chat import audit
 from chat.audit import WRITES_DROPPED, AuditWriter
@@ -17,6 +19,18 @@ from chat.llm.base import LLMBackend, LLMRequest
 from chat.models import Message
 from chat.pipeline import TurnRecord
 from tests.chat.conftest import open_socket
+
+
+def asked(message_id: str, **fields) -> TurnRecord:
+    """A turn of a new conversation, as the real services write it."""
+    return TurnRecord(
+        conversation_id=uuid.uuid4(),
+        session_key="",
+        message_id=message_id,
+        question="Vad kostar premium?",
+        language="sv",
+        **fields,
+    )
 
 
 def turn(n: int) -> TurnRecord:
@@ -120,18 +134,7 @@ async def test_turns_beginning_together_share_transactions():
 async def test_a_write_that_fails_in_the_database_takes_no_other_write_of_its_batch():
     """The real batch: each write in its own savepoint; the bad one is reported, the others
     are committed."""
-    import uuid
-
-    good = [
-        TurnRecord(
-            conversation_id=uuid.uuid4(),
-            session_key="",
-            message_id=f"g{n}",
-            question="Vad kostar premium?",
-            language="sv",
-        )
-        for n in range(2)
-    ]
+    good = [asked(f"g{n}") for n in range(2)]
     bad = TurnRecord(
         conversation_id="not a uuid", session_key="", message_id="b", question="q", language="sv"
     )
@@ -152,22 +155,10 @@ async def test_a_write_that_fails_in_the_database_takes_no_other_write_of_its_ba
 
 def test_a_batch_costs_the_same_statements_for_5_turns_as_for_50(db):
     """Group commit pays per batch, not per turn: beginnings and completions together."""
-    import uuid
-
-    from django.db import connection
-    from django.test.utils import CaptureQueriesContext
 
     def statements(turns: int) -> tuple[int, int]:
         records = [
-            TurnRecord(
-                conversation_id=uuid.uuid4(),
-                session_key="",
-                message_id=f"t{turns}-{n}",
-                question="Vad kostar premium?",
-                language="sv",
-                status=Message.Status.DONE,
-                text="Premium kostar 399 kr/månad.",
-            )
+            asked(f"t{turns}-{n}", status=Message.Status.DONE, text="Premium kostar 399 kr/månad.")
             for n in range(turns)
         ]
         with CaptureQueriesContext(connection) as begins:
