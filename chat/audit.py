@@ -101,19 +101,15 @@ def _write_together(writes: list[tuple[str, object]]) -> list[object]:
 
     results: dict[tuple[str, int], object] = {}  # (kind, id(record)) -> result
     answer_pks: dict[int, int | None] = {}  # id(record) -> the pk its beginning just wrote
-    begins, late, completes = of(BEGIN), of(LATE_BEGIN), of(COMPLETE)
-    if begins:
-        for record, begun in zip(begins, customer_messages_begin(records=begins), strict=True):
-            results[BEGIN, id(record)], answer_pks[id(record)] = begun, begun.answer_pk
-    if late:
-        for record, answer_pk in zip(late, turns_begin(records=late), strict=True):
-            results[LATE_BEGIN, id(record)] = answer_pks[id(record)] = answer_pk
-    if completes:
-        completions = [(r, answer_pks.get(id(r), r.answer_pk)) for r in completes]
-        for record, answer_pk in zip(
-            completes, turns_complete(completions=completions), strict=True
-        ):
-            results[COMPLETE, id(record)] = answer_pk
+    begins, late = of(BEGIN), of(LATE_BEGIN)
+    for record, begun in zip(begins, customer_messages_begin(records=begins), strict=True):
+        results[BEGIN, id(record)], answer_pks[id(record)] = begun, begun.answer_pk
+    for record, answer_pk in zip(late, turns_begin(records=late), strict=True):
+        results[LATE_BEGIN, id(record)] = answer_pks[id(record)] = answer_pk
+    completions = [(r, answer_pks.get(id(r), r.answer_pk)) for r in of(COMPLETE)]
+    done = turns_complete(completions=completions)
+    for (record, _), answer_pk in zip(completions, done, strict=True):
+        results[COMPLETE, id(record)] = answer_pk
     return [results[kind, id(record)] for kind, record in writes]
 
 

@@ -192,24 +192,15 @@ def handoff_staff_message(
     return event
 
 
+@transaction.atomic
 def handoff_customer_message(
     *, conversation_id: uuid.UUID, text: str, message_id: str = ""
 ) -> HandoffEvent | None:
     """The customer's message while a person owns the conversation; None when nobody does.
 
-    Called when the customer's connection believes a person joined. The common
-    case (nobody owns it: the agent answers) is one indexed read outside any
-    transaction: on SQLite a transaction takes the write lock at BEGIN
-    (IMMEDIATE), which every message would queue on.
+    Called when the customer's connection believes a person joined; a message
+    it believes nobody owns goes through ``customer_message_begin``.
     """
-    owned = Handoff.objects.filter(conversation_id=conversation_id, status=Handoff.Status.ACTIVE)
-    if not owned.exists():
-        return None
-    return _customer_message(conversation_id=conversation_id, text=text, message_id=message_id)
-
-
-@transaction.atomic
-def _customer_message(*, conversation_id, text: str, message_id: str) -> HandoffEvent | None:
     handoff = Handoff.objects.filter(
         conversation_id=conversation_id, status=Handoff.Status.ACTIVE
     ).first()
@@ -255,9 +246,8 @@ def customer_messages_begin(*, records: list) -> list[Begun]:
             _to_owner(handoff, text=record.question, message_id=record.message_id)
             begun[id(record)] = Begun(person=staff_name(handoff.taken_by))
     agent = [record for record in records if id(record) not in begun]
-    if agent:
-        for record, answer_pk in zip(agent, turns_begin(records=agent), strict=True):
-            begun[id(record)] = Begun(answer_pk=answer_pk)
+    for record, answer_pk in zip(agent, turns_begin(records=agent), strict=True):
+        begun[id(record)] = Begun(answer_pk=answer_pk)
     return [begun[id(record)] for record in records]
 
 

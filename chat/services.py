@@ -113,9 +113,7 @@ def turns_complete(*, completions: list[tuple[object, int | None]]) -> list[int]
     conversations' activity.
     """
     unbegun = [record for record, answer_pk in completions if answer_pk is None]
-    begun = (
-        dict(zip(map(id, unbegun), turns_begin(records=unbegun), strict=True)) if unbegun else {}
-    )
+    begun = dict(zip(map(id, unbegun), turns_begin(records=unbegun), strict=True))
     pks = []
     for record, answer_pk in completions:
         answer_pk = begun.get(id(record), answer_pk)
