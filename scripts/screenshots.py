@@ -1,4 +1,4 @@
-"""The README's two screenshots (docs/screenshot-*.png) (desktop 1280x800, phone 390x844) from the current code.
+"""The README's two screenshots (desktop 1280x800, phone 390x844) from the current code.
 
 Starts the product on a free loopback port with a throwaway SQLite database,
 asks a price question, a follow-up and for a callback without a number in
