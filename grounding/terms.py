@@ -8,6 +8,8 @@ Pure: no ORM, no I/O. A term is what the subject rule compares:
 | a compound unknown to the lexicon ("medlemsavgiften") | the whole lemma plus its parts ("medlem", "avgift"), split where both sides are words of simplemma's dictionary (a linking "s" allowed) |
 | a weekday, or a range of them ("måndag–torsdag", "Monday to Friday") | ``weekday:1`` ... ``weekday:7`` for every day covered, in either language |
 | a lone capital letter inside a sentence or alone in a cell ("rad B", "Plan A") | ``#b`` |
+| a stopword written with a capital inside a sentence ("Hem Mellan", "Plan Over") | the word: part of a name |
+| an abbreviated weekday after "/" ("kr/mån") | nothing: a period, not a weekday |
 | an ordinal word ("andra", "third") | ``n:2``, ``n:3``: the number it stands for |
 | stopwords, units, currencies, periods, months, per-markers | nothing: values and units are compared by the rule itself |
 
@@ -140,6 +142,8 @@ def terms(text: str, language: str) -> frozenset[str]:
         raw = match.group()
         word = raw.lower()
         day = _WEEKDAYS.get(word.rstrip("."))
+        if day is not None and text[match.start() - 1 : match.start()] == "/":
+            day = None  # "kr/mån": a period, not Monday
         if day is not None:
             found.add(f"weekday:{day}")
             if (
@@ -158,6 +162,9 @@ def terms(text: str, language: str) -> frozenset[str]:
             continue
         if word in _ORDINALS:
             found.add(f"n:{_ORDINALS[word]}")  # "andra året" is "År 2"
+        if word in STOPWORDS and raw[0].isupper() and _inside_sentence(text, match.start()):
+            found.add(word)  # "Hem Mellan", "Plan Plus": a capitalised word inside a sentence names
+            continue
         found.update(word_terms(word, language))
     return frozenset(found)
 
