@@ -5,6 +5,7 @@ Pure: no ORM, no I/O. A term is what the subject rule compares:
 | written | term(s) |
 |---|---|
 | an inflected word ("dagars", "bilen", "prices") | its lemma (simplemma, in the text's language) |
+| a word the dictionary lacks with a definite or plural ending ("Routern") | the word and its stem ("router") |
 | a compound unknown to the lexicon ("medlemsavgiften") | the whole lemma plus its parts ("medlem", "avgift"), split where both sides are words of simplemma's dictionary (a linking "s" allowed) |
 | a weekday, or a range of them ("måndag–torsdag", "Monday to Friday") | ``weekday:1`` ... ``weekday:7`` for every day covered, in either language |
 | a lone capital letter inside a sentence or alone in a cell ("rad B", "Plan A") | ``#b`` |
@@ -70,7 +71,7 @@ def word_terms(word: str, language: str) -> tuple[str, ...]:
     if lemma in _NOISE:
         return ()
     if len(word) < _MIN_COMPOUND or _LINKING.get(language) is None:
-        return (lemma,)
+        return _with_stem(word, lemma, language)
     if _known(word, language):
         split = _split(lemma, language, lemmatise_tail=False)
         if split is None or len(split[1]) < _MIN_KNOWN_HEAD:
@@ -79,10 +80,27 @@ def word_terms(word: str, language: str) -> tuple[str, ...]:
     else:
         split = _split(word, language)
         if split is None:
-            return (lemma,)
+            return _with_stem(word, lemma, language)
         cut, head, tail = split
         lemma = word[:cut] + tail  # "medlemsavgiften" -> "medlemsavgift"
     return tuple(dict.fromkeys(t for t in (lemma, head, tail) if t not in _NOISE))
+
+
+def _with_stem(word: str, lemma: str, language: str) -> tuple[str, ...]:
+    stem = _definite_stem(word, lemma, language)
+    return tuple(dict.fromkeys((lemma, stem, _lemma(stem, language)))) if stem else (lemma,)
+
+
+def _definite_stem(word: str, lemma: str, language: str) -> str | None:
+    """A word the dictionary lacks, in a definite or plural form: its stem ("routern" -> "router")."""
+    lexicon = LEXICONS.get(language)
+    if lexicon is None or lemma != word or _known(word, language):
+        return None
+    for ending in lexicon.definite_endings:
+        stem = word[: -len(ending)]
+        if word.endswith(ending) and len(stem) >= _MIN_KNOWN_HEAD and stem[-1] not in "aeiouyåäö":
+            return stem
+    return None
 
 
 def _lemma(word: str, language: str) -> str:

@@ -342,3 +342,34 @@ def test_subject_that_states_only_other_kinds_of_numbers_is_passed_over():
     verdict = verify("Du når oss på telefon 08-123 45 67 vardagar 08:00-17:00.")
     assert verdict.grounded
     assert [c.line for c in verdict.citations] == [5, 6]
+
+
+HOURS = Snippet(
+    file="kb/hours.md",
+    text="Måndag–torsdag: 08:00–18:00\nFredag: 08:00–16:00\nTorsdagar öppet till 19.00.",
+    start_line=1,
+    heading="Öppettider",
+    score=1.0,
+)
+
+
+@pytest.mark.parametrize(
+    "answer",
+    ["Vi har öppet måndag–torsdag 8–18 och fredag 8–16.", "På torsdagar har vi öppet till 19."],
+)
+def test_a_bare_hour_range_reads_as_the_clock_the_kb_states(answer):
+    assert verify(answer, [HOURS]).grounded
+
+
+@pytest.mark.parametrize(
+    "answer",
+    ["Vi har öppet fredag 8–18.", "Vi har öppet måndag–torsdag 9–18.", "Vi har 19 butiker."],
+)
+def test_a_bare_hour_is_no_clock_the_kb_does_not_state_for_it(answer):
+    assert not verify(answer, [HOURS]).grounded
+
+
+@given(st.integers(0, 23), st.integers(1, 24))
+def test_a_bare_hour_range_passes_only_as_the_stated_clock(first, last):
+    answer = f"Måndag–torsdag har vi öppet {first}–{last}."
+    assert verify(answer, [HOURS]).grounded == ((first, last) == (8, 18))
