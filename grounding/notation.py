@@ -16,7 +16,8 @@ reading (what no form below explains becomes a ``code`` read literally).
 | ``15,2 kg``, ``10-literskanna``, ``80 km`` | quantity | ``15.2`` | unit from the lexicon |
 | ``1–3 år``, ``6 to 9``, ``mellan 18 och 29 år``, ``between 2 and 5 days`` | the kind of its unit | ``1-3`` | a range of two plain numbers |
 | ``671 80`` before a capitalised word | code | ``67180`` | a Swedish-style postcode |
-| anything else with digits (``24``, ``B2``, ``007``) | count / code | ``24``, ``b2``, ``007`` | a leading zero makes a code, read literally |
+| ``SE4``, ``B2``, ``A1`` (letters written together with digits) | code | ``se4`` | an identifier: a name, not a quantity (no unit or currency word) |
+| anything else with digits (``24``, ``007``) | count / code | ``24``, ``007`` | a leading zero makes a code, read literally |
 
 A reading also carries its ``period`` ("per år", "i månaden", "an hour",
 "/mån", "årligen"), found after the number within its clause.
@@ -150,6 +151,7 @@ def _read(text: str, language: str) -> tuple[Reading, ...]:
         _phones,
         _times,
         _postcodes,
+        _identifiers,
         _between_numbers,
         _plain,
         _leftovers,
@@ -326,6 +328,22 @@ def parse_number(written: str, language: str) -> Decimal | None:
 def canonical(number: Decimal) -> str:
     text = format(number.normalize(), "f")
     return text
+
+
+_IDENTIFIER = re.compile(
+    r"(?<![\w.,-])(?P<letters>[^\W\d_]{1,4})(?P<digits>\d{1,6})(?![\w]|[.,]\d)"
+)
+
+
+def _identifiers(text: str, masked: str, language: str) -> list[Reading]:
+    """Letters written together with digits ("SE4", "B2", "A1"): a name, read as a code."""
+    found = []
+    for m in _IDENTIFIER.finditer(masked):
+        written = m.group().lower()
+        if written in _UNITS or m["letters"].lower() in _CURRENCIES:
+            continue  # "m2" is a unit, "kr5" an amount
+        found.append(Reading(m.group(), m.start(), m.end(), Kind.CODE, written))
+    return found
 
 
 _BETWEEN_NUMBERS = re.compile(

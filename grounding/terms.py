@@ -25,7 +25,10 @@ import simplemma
 from grounding.lexicon import LEXICONS, merged
 from grounding.text import ENGLISH, STOPWORDS, SWEDISH, detect_language
 
-_TOKEN = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?|[–—-]|\bto\b|\btill\b", re.IGNORECASE)
+# A word; letters written together with digits ("SE4") are an identifier, not a word.
+_TOKEN = re.compile(
+    r"[^\W\d_]+(?:['’][^\W\d_]+)?(?![^\W\d_]|\d)|[–—-]|\bto\b|\btill\b", re.IGNORECASE
+)
 _MIN_COMPOUND = 7
 _MIN_PART = 3
 _MIN_KNOWN_HEAD = 4

@@ -153,3 +153,15 @@ def test_a_period_is_read_after_its_marker_and_an_attributive_adverb_is_none(
     text, language, period
 ):
     assert read_numbers(text, language)[0].period == period
+
+
+@pytest.mark.parametrize(
+    ("text", "value"), [("i SE4", "se4"), ("rad B2", "b2"), ("SE1 to SE4", "se1")]
+)
+def test_letters_written_with_digits_are_an_identifier(text, value):
+    reading = read_numbers(text, "sv")[0]
+    assert (reading.kind, reading.value) == (Kind.CODE, value)
+
+
+def test_a_unit_written_with_digits_is_no_identifier():
+    assert read_numbers("80 m2", "sv")[0].unit == "m2"

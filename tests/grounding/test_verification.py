@@ -373,3 +373,54 @@ def test_a_bare_hour_is_no_clock_the_kb_does_not_state_for_it(answer):
 def test_a_bare_hour_range_passes_only_as_the_stated_clock(first, last):
     answer = f"Måndag–torsdag har vi öppet {first}–{last}."
     assert verify(answer, [HOURS]).grounded == ((first, last) == (8, 18))
+
+
+AREAS = Snippet(
+    file="kb/prices.md",
+    text=(
+        "| Price area | Fixed 1 year (öre/kWh) | Fixed 3 years (öre/kWh) |\n"
+        "|---|---|---|\n"
+        "| SE3 Stockholm | 92.75 | 88.60 |\n"
+        "| SE4 Malmö | 108.30 | 99.95 |"
+    ),
+    start_line=1,
+    heading="Electricity prices",
+    score=1.0,
+)
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "In SE4 the 1-year fixed price is 108.30 öre/kWh.",
+        "A 3-year fixed price in SE3 costs 88.60 öre/kWh.",
+    ],
+)
+def test_identifiers_name_the_row_and_the_column(answer):
+    assert verify(answer, [AREAS]).grounded
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "In SE5 the 1-year fixed price is 108.30 öre/kWh.",  # an invented area
+        "In SE3 the 1-year fixed price is 108.30 öre/kWh.",  # another row's price
+        "In SE4 the 3-year fixed price is 108.30 öre/kWh.",  # another column's price
+    ],
+)
+def test_an_invented_or_swapped_identifier_is_no_support(answer):
+    assert not verify(answer, [AREAS]).grounded
+
+
+@given(st.sampled_from(["SE3", "SE4"]), st.sampled_from(["1-year", "3-year"]))
+def test_each_cell_is_bound_to_its_row_and_column(area, plan):
+    cells = {
+        ("SE3", "1-year"): "92.75",
+        ("SE3", "3-year"): "88.60",
+        ("SE4", "1-year"): "108.30",
+        ("SE4", "3-year"): "99.95",
+    }
+    for (other_area, other_plan), value in cells.items():
+        answer = f"In {area} the {plan} fixed price is {value} öre/kWh."
+        expected = (other_area, other_plan) == (area, plan)
+        assert verify(answer, [AREAS]).grounded == expected, answer
