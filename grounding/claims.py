@@ -3,14 +3,17 @@
 Pure: no ORM, no I/O. Claims are read with the same notation and clause
 rules as facts (:mod:`grounding.notation`, :mod:`grounding.clauses`), so the
 two sides meet on canonical values and on the same terms. A number that
-opens a markdown list item ("2. Kontrollera ...") is an ordinal claim.
+opens a markdown list item ("2. Kontrollera ...") is an ordinal claim. A
+bare hour range ("8–18") or an hour after "till"/"until" that the KB does
+not state as a count is checked again as a clock (``as_clock``).
 """
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from grounding.clauses import clauses_of
 from grounding.facts import value_keys
+from grounding.lexicon import merged
 from grounding.notation import Kind, read_numbers
 from grounding.terms import terms, text_language
 
@@ -70,3 +73,28 @@ def extract_claims(text: str, *, language: str | None = None) -> list[Claim]:
             )
         )
     return claims
+
+
+_RANGE_WORD_BEFORE = re.compile(
+    r"\b(?:" + "|".join(re.escape(w) for w in merged("range_words") if w.isalpha()) + r")\s*$",
+    re.IGNORECASE,
+)
+_LAST_HOUR = 24
+
+
+def as_clock(claim: Claim, before: str) -> Claim | None:
+    """A bare hour range ("8–18") or an hour after "till"/"until" ("till 19") as a clock claim.
+
+    None when the claim is no such count (a unit, a period, a decimal, more than 24).
+    """
+    if claim.kind is not Kind.COUNT or claim.unit or claim.period:
+        return None
+    parts = claim.value.split("-")
+    if len(parts) > 2 or not all(p.isdigit() and int(p) <= _LAST_HOUR for p in parts):
+        return None
+    if len(parts) == 1 and not _RANGE_WORD_BEFORE.search(before):
+        return None
+    if len(parts) == 2 and int(parts[0]) >= int(parts[1]):
+        return None
+    clock = "-".join(f"{int(p):02d}:00" for p in parts)
+    return replace(claim, kind=Kind.TIME_RANGE if len(parts) == 2 else Kind.TIME, value=clock)

@@ -9,8 +9,8 @@ sides bind words to numbers the same way.
 
 | part | terms |
 |---|---|
-| the clause of a number | every term of it, plus ``n:<value>`` of the clause's other numbers |
-| the lead (words before the line's first number) | its terms, without weekdays, letters and numbers (those qualify only their own clause) |
+| the clause of a number | every term of it, plus ``n:<value>`` of the clause's other numbers; a line break ends a clause like ";" (each line of a paragraph is its own statement) |
+| the lead (the paragraph's opening lines without a number, and the words before the first number of the number's own line) | its terms, without weekdays, letters and numbers (those qualify only their own clause) |
 | a compound before an amount ("dygnspriset 75 kr", "timpriset") | its head's period, when the amount states none |
 """
 
@@ -24,7 +24,7 @@ from grounding.terms import terms
 
 _CONJUNCTIONS = merged("conjunctions")
 _SPLIT = re.compile(
-    r";|\b(?:" + "|".join(sorted(_CONJUNCTIONS, key=len, reverse=True)) + r")\b", re.IGNORECASE
+    r";|\n|\b(?:" + "|".join(sorted(_CONJUNCTIONS, key=len, reverse=True)) + r")\b", re.IGNORECASE
 )
 _WORD = re.compile(r"[^\W\d_]{4,}")
 
@@ -66,9 +66,20 @@ def clauses_of(text: str, readings: list[Reading], language: str) -> list[Clause
     """One ``Clause`` per reading (see the module table)."""
     if not readings:
         return []
-    lead = frozenset(t for t in terms(text[: readings[0].start], language) if not is_marker(t))
+    head_end = text.rfind("\n", 0, readings[0].start) + 1  # the opening lines with no number
+    leads: dict[int, frozenset[str]] = {}
     found = []
     for reading, (start, end) in zip(readings, clause_spans(text, readings), strict=True):
+        line_start = text.rfind("\n", 0, reading.start) + 1
+        lead = leads.get(line_start)
+        if lead is None:
+            first = next(r.start for r in readings if r.start >= line_start)
+            opening = (
+                text[:first] if line_start <= head_end else text[:head_end] + text[line_start:first]
+            )
+            lead = leads[line_start] = frozenset(
+                t for t in terms(opening, language) if not is_marker(t)
+            )
         clause_text = text[start:end]
         numbers = {f"n:{r.value}" for r in readings if r is not reading and start <= r.start < end}
         period = None

@@ -8,6 +8,7 @@ numbers with :mod:`grounding.notation`. What a fact is about:
 |---|---|---|
 | a table cell | the row's key cells (up to the first cell with a word) + its column header + headings + the table's lead-in | the key cells + its column header + the nearest heading |
 | a list item or paragraph | its clause (a line splits into clauses at conjunctions and ";" between numbers) + the words before the line's first number + headings + the block's lead-in | its clause (the first clause includes the line's opening words) + the nearest heading |
+| a table's header cell | its own cell + headings + the table's lead-in | its own cell + the nearest heading |
 | a heading | the heading path | the heading |
 
 Numbers next to a number in its row key or clause join both as ``n:<value>``
@@ -266,7 +267,12 @@ class _Walker:
                 for reading in readings:
                     reading = _inherit(reading, *inherited)
                     own = frozenset({f"n:{reading.value}"})
-                    qualifiers = (key_terms - own) | column_terms | column_numbers
+                    if row_index == 0:  # a header cell is about itself, not its neighbours
+                        cell_terms = terms(cell, self.language)
+                        cell_numbers = {f"n:{r.value}" for r in readings}
+                        qualifiers = cell_terms | (cell_numbers - own)
+                    else:
+                        qualifiers = (key_terms - own) | column_terms | column_numbers
                     yield self._fact(
                         reading,
                         subject=qualifiers | headings | lead_in_terms,

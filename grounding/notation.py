@@ -14,9 +14,10 @@ reading (what no form below explains becomes a ``code`` read literally).
 | ``4,5 procent``, ``15 per cent``, ``60%`` | percentage | ``4.5`` | percent words from the lexicon |
 | ``14 dagars``, ``3-year``, ``2 timmar`` | duration | ``14`` | unit from the lexicon (lemma, or a compound's head: "3-årsgaranti") |
 | ``15,2 kg``, ``10-literskanna``, ``80 km`` | quantity | ``15.2`` | unit from the lexicon |
-| ``1–3 år``, ``6 to 9`` | the kind of its unit | ``1-3`` | a range of two plain numbers |
+| ``1–3 år``, ``6 to 9``, ``mellan 18 och 29 år``, ``between 2 and 5 days`` | the kind of its unit | ``1-3`` | a range of two plain numbers |
 | ``671 80`` before a capitalised word | code | ``67180`` | a Swedish-style postcode |
-| anything else with digits (``24``, ``B2``, ``007``) | count / code | ``24``, ``b2``, ``007`` | a leading zero makes a code, read literally |
+| ``SE4``, ``B2``, ``A1`` (letters written together with digits) | code | ``se4`` | an identifier: a name, not a quantity (no unit or currency word) |
+| anything else with digits (``24``, ``007``) | count / code | ``24``, ``007`` | a leading zero makes a code, read literally |
 
 A reading also carries its ``period`` ("per år", "i månaden", "an hour",
 "/mån", "årligen"), found after the number within its clause.
@@ -127,7 +128,7 @@ _ANY_DIGIT = re.compile(r"\d")
 _LEADING_ZERO = re.compile(r"0\d")
 _DIGITS = re.compile(r"[\w-]*\d[\w-]*")
 _WORD_AFTER = re.compile(
-    r"(?:[ \u00a0\u202f\u2009]?([%€$£°]c?|[^\W\d_][\w/²]*(?:[ ][^\W\d_]+)?)|-([^\W\d_]+))"
+    r"(?:[ \u00a0\u202f\u2009]?([%€$£]|°[cC]?|[^\W\d_][\w/²]*(?:[ ][^\W\d_]+)?)|-([^\W\d_]+))"
 )
 _WORD_BEFORE = re.compile(r"([^\W\d_]+|[€$£])[ \u00a0\u202f\u2009]?$")
 _CLOCK_BEFORE = re.compile(r"([^\W\d_]+)\.?[ \u00a0]+$")
@@ -144,7 +145,18 @@ def _read(text: str, language: str) -> tuple[Reading, ...]:
         return ()
     taken: list[Reading] = []
     masked = text
-    for finder in (_dates, _time_ranges, _phones, _times, _postcodes, _plain, _leftovers):
+    finders = (
+        _dates,
+        _time_ranges,
+        _phones,
+        _times,
+        _postcodes,
+        _identifiers,
+        _between_numbers,
+        _plain,
+        _leftovers,
+    )
+    for finder in finders:
         found = finder(text, masked, language)
         for reading in found:
             masked = (
@@ -318,44 +330,86 @@ def canonical(number: Decimal) -> str:
     return text
 
 
-def _plain(text: str, masked: str, language: str) -> list[Reading]:
+_IDENTIFIER = re.compile(
+    r"(?<![\w.,-])(?P<letters>[^\W\d_]{1,4})(?P<digits>\d{1,6})(?![\w]|[.,]\d)"
+)
+
+
+def _identifiers(text: str, masked: str, language: str) -> list[Reading]:
+    """Letters written together with digits ("SE4", "B2", "A1"): a name, read as a code."""
     found = []
+    for m in _IDENTIFIER.finditer(masked):
+        written = m.group().lower()
+        if written in _UNITS or m["letters"].lower() in _CURRENCIES:
+            continue  # "m2" is a unit, "kr5" an amount
+        found.append(Reading(m.group(), m.start(), m.end(), Kind.CODE, written))
+    return found
+
+
+_BETWEEN_NUMBERS = re.compile(
+    rf"\b(?:{_BETWEEN}){_SP}+(?P<a>{_NUMBER}){_SP}+(?:{_AND}){_SP}+(?P<b>{_NUMBER})(?![\d])",
+    re.IGNORECASE,
+)
+
+
+def _between_numbers(text: str, masked: str, language: str) -> list[Reading]:
+    """ "mellan 18 och 29 år", "between 2 and 5 days": a range, as "18–29 år" is."""
+    found = []
+    for m in _BETWEEN_NUMBERS.finditer(masked):
+        if _LEADING_ZERO.match(m["a"]) or _LEADING_ZERO.match(m["b"]):
+            continue
+        reading = _number_reading(text, masked, language, m.start("a"), m.end(), m["a"], m["b"])
+        if reading is not None:
+            found.append(reading)
+    return found
+
+
+def _plain(text: str, masked: str, language: str) -> list[Reading]:
+    found: list[Reading] = []
     for m in _PLAIN.finditer(masked):
         if found and m.start() < found[-1].end:
             continue  # inside the unit of the number before ("0 m2")
         if _LEADING_ZERO.match(m["a"]):
             continue  # "00", "0123": an identifier, read literally as a code
-        a = parse_number(m["a"], language)
-        if a is None:
-            continue
-        value = canonical(a)
-        if m["b"]:
-            b = parse_number(m["b"], language)
-            if b is None:
-                continue
-            value = f"{value}-{canonical(b)}"
-        start, end = m.start(), m.end()
-        currency = None
-        before = _WORD_BEFORE.search(masked[max(0, start - 8) : start])
-        if before and before.group(1).lower() in _CURRENCIES:
-            currency = _CURRENCIES[before.group(1).lower()]
-            start -= len(before.group(0))
-        unit, end = _unit_after(masked, end)
-        if unit == "%":
-            kind = Kind.PERCENTAGE
-            unit = None
-        elif unit in _CURRENCY_CODES:
-            kind, currency, unit = Kind.AMOUNT, unit, None
-        elif currency:
-            kind = Kind.AMOUNT
-        elif unit in TIME_UNITS:
-            kind = Kind.DURATION
-        elif unit:
-            kind = Kind.QUANTITY
-        else:
-            kind = Kind.COUNT
-        found.append(Reading(text[start:end], start, end, kind, value, currency or unit))
+        reading = _number_reading(text, masked, language, m.start(), m.end(), m["a"], m["b"])
+        if reading is not None:
+            found.append(reading)
     return found
+
+
+def _number_reading(
+    text: str, masked: str, language: str, start: int, end: int, first: str, second: str | None
+) -> Reading | None:
+    """A plain number or range (``first``–``second``) at ``start``..``end``, with its unit."""
+    a = parse_number(first, language)
+    if a is None:
+        return None
+    value = canonical(a)
+    if second:
+        b = parse_number(second, language)
+        if b is None:
+            return None
+        value = f"{value}-{canonical(b)}"
+    currency = None
+    before = _WORD_BEFORE.search(masked[max(0, start - 8) : start])
+    if before and before.group(1).lower() in _CURRENCIES:
+        currency = _CURRENCIES[before.group(1).lower()]
+        start -= len(before.group(0))
+    unit, end = _unit_after(masked, end)
+    if unit == "%":
+        kind = Kind.PERCENTAGE
+        unit = None
+    elif unit in _CURRENCY_CODES:
+        kind, currency, unit = Kind.AMOUNT, unit, None
+    elif currency:
+        kind = Kind.AMOUNT
+    elif unit in TIME_UNITS:
+        kind = Kind.DURATION
+    elif unit:
+        kind = Kind.QUANTITY
+    else:
+        kind = Kind.COUNT
+    return Reading(text[start:end], start, end, kind, value, currency or unit)
 
 
 _CURRENCY_CODES = frozenset(_CURRENCIES.values())
@@ -423,19 +477,20 @@ def _with_period(text: str, reading: Reading, language: str, readings: list[Read
 def find_period(window: str) -> str | None:
     """The period a text right after a number states: "per år", "i månaden", "/mån", "an hour"."""
     words = [w.lower() for w in _PERIOD_WORD.findall(window)]
-    marker_seen = False
+    marker = None  # where the last per-marker was
     for index, word in enumerate(words[:8]):
-        if word in _PERIOD_ADVERBS:
+        if word in _PERIOD_ADVERBS and (index <= 1 or index == len(words) - 1):
+            # "399 kr monthly", "... i månaden årligen"; not "the hourly spot price"
             return _PERIOD_ADVERBS[word]
         if word.startswith("/") and word[1:] in _PERIODS:
             return _PERIODS[word[1:]]
         if word in _PER_MARKERS:
-            marker_seen = True
+            marker = index
             continue
-        if marker_seen and (word in _PERIODS or _UNITS.get(word) in TIME_UNITS):
+        if marker is not None and (word in _PERIODS or _UNITS.get(word) in TIME_UNITS):
             return _PERIODS.get(word) or _UNITS[word]
-        if marker_seen and index >= 4:
-            break
+        if marker is not None and index >= 4 and index - marker >= 2:
+            break  # one word may stand between ("för varje skadefritt år")
     return None
 
 

@@ -13,6 +13,7 @@ row holds:
 | 5 | topic | among the candidates passing rows 1-4, the fact's line, row, header, headings and lead-in share the most terms with the claim's sentence and the question (weekdays and letters not counted; another number of the same line counts), and at least one (none needed for phone numbers, dates and codes, which name themselves, nor when the sentence and question name nothing but weekdays or letters); facts in the other language are candidates only when the claim's language has none | ``supporting line is about something else`` |
 | 6 | subject | no other fact with another value that the claim could be stated from (same kind, period and unit, or a measure in any unit; anywhere in the KB) matches the claim's own clause (then clause and lead: "Plan A har 99,5 % och svar inom 4 timmar") better than the fact's subject does while naming something the fact's subject lacks: "rad A" cannot take row B's price, "fredagar" cannot take Monday's hours, one product cannot take another's weight | ``wrong subject`` |
 | 7 | name | when the fact's line, row or headings name one of the labelled subjects of its file (a table row's key, a list item's "Label:"), the claim's own clause names no other of them: "Plan B har 1 TB" is not backed by "Plan A ingår 1 TB" in a file with a "Plan B:" line | ``wrong subject`` |
+| 8 | identifier | a claim that is an identifier (letters written with digits: "SE4", "B2") needs rows 1-4 only: it is a name, and it must occur in the KB ("SE5" does not); in its sentence it binds the other numbers like any word (``n:se4`` among their terms) | ``not in the knowledge base`` |
 
 Terms are lemmas and compound parts (:mod:`grounding.terms`); values are
 canonical (:mod:`grounding.notation`). Everything language-specific is in
@@ -49,6 +50,11 @@ REASONS = (
 SELF_NAMING = frozenset({Kind.PHONE, Kind.DATE, Kind.CODE})
 
 _UNIT_LEFT_OUT = frozenset({Kind.AMOUNT, Kind.QUANTITY, Kind.DURATION, Kind.COUNT})
+
+
+def is_identifier(claim: Claim) -> bool:
+    """A name written with digits ("SE4", "B2"): it needs to occur in the KB, and binds the rest."""
+    return claim.kind is Kind.CODE and any(ch.isalpha() for ch in claim.value)
 
 
 def value_matches(claim: Claim, fact: Fact) -> bool:
@@ -169,6 +175,8 @@ def supports(
         return False, NOT_IN_KB
     if (reason := stated_alike(claim, fact)) is not None:
         return False, reason
+    if is_identifier(claim):
+        return True, None
     if conflicting_terms(claim, fact, siblings) or other_names(claim, fact, file_facts):
         return False, SUBJECT_MISMATCH
     return True, None

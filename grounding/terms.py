@@ -5,9 +5,12 @@ Pure: no ORM, no I/O. A term is what the subject rule compares:
 | written | term(s) |
 |---|---|
 | an inflected word ("dagars", "bilen", "prices") | its lemma (simplemma, in the text's language) |
+| a word the dictionary lacks with a definite or plural ending ("Routern") | the word and its stem ("router") |
 | a compound unknown to the lexicon ("medlemsavgiften") | the whole lemma plus its parts ("medlem", "avgift"), split where both sides are words of simplemma's dictionary (a linking "s" allowed) |
 | a weekday, or a range of them ("måndag–torsdag", "Monday to Friday") | ``weekday:1`` ... ``weekday:7`` for every day covered, in either language |
 | a lone capital letter inside a sentence or alone in a cell ("rad B", "Plan A") | ``#b`` |
+| a stopword written with a capital inside a sentence ("Hem Mellan", "Plan Over") | the word: part of a name |
+| an abbreviated weekday after "/" ("kr/mån") | nothing: a period, not a weekday |
 | an ordinal word ("andra", "third") | ``n:2``, ``n:3``: the number it stands for |
 | stopwords, units, currencies, periods, months, per-markers | nothing: values and units are compared by the rule itself |
 
@@ -22,7 +25,10 @@ import simplemma
 from grounding.lexicon import LEXICONS, merged
 from grounding.text import ENGLISH, STOPWORDS, SWEDISH, detect_language
 
-_TOKEN = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?|[–—-]|\bto\b|\btill\b", re.IGNORECASE)
+# A word; letters written together with digits ("SE4") are an identifier, not a word.
+_TOKEN = re.compile(
+    r"[^\W\d_]+(?:['’][^\W\d_]+)?(?![^\W\d_]|\d)|[–—-]|\bto\b|\btill\b", re.IGNORECASE
+)
 _MIN_COMPOUND = 7
 _MIN_PART = 3
 _MIN_KNOWN_HEAD = 4
@@ -68,7 +74,7 @@ def word_terms(word: str, language: str) -> tuple[str, ...]:
     if lemma in _NOISE:
         return ()
     if len(word) < _MIN_COMPOUND or _LINKING.get(language) is None:
-        return (lemma,)
+        return _with_stem(word, lemma, language)
     if _known(word, language):
         split = _split(lemma, language, lemmatise_tail=False)
         if split is None or len(split[1]) < _MIN_KNOWN_HEAD:
@@ -77,10 +83,27 @@ def word_terms(word: str, language: str) -> tuple[str, ...]:
     else:
         split = _split(word, language)
         if split is None:
-            return (lemma,)
+            return _with_stem(word, lemma, language)
         cut, head, tail = split
         lemma = word[:cut] + tail  # "medlemsavgiften" -> "medlemsavgift"
     return tuple(dict.fromkeys(t for t in (lemma, head, tail) if t not in _NOISE))
+
+
+def _with_stem(word: str, lemma: str, language: str) -> tuple[str, ...]:
+    stem = _definite_stem(word, lemma, language)
+    return tuple(dict.fromkeys((lemma, stem, _lemma(stem, language)))) if stem else (lemma,)
+
+
+def _definite_stem(word: str, lemma: str, language: str) -> str | None:
+    """A word the dictionary lacks, in a definite or plural form: its stem ("routern" -> "router")."""
+    lexicon = LEXICONS.get(language)
+    if lexicon is None or lemma != word or _known(word, language):
+        return None
+    for ending in lexicon.definite_endings:
+        stem = word[: -len(ending)]
+        if word.endswith(ending) and len(stem) >= _MIN_KNOWN_HEAD and stem[-1] not in "aeiouyåäö":
+            return stem
+    return None
 
 
 def _lemma(word: str, language: str) -> str:
@@ -140,6 +163,8 @@ def terms(text: str, language: str) -> frozenset[str]:
         raw = match.group()
         word = raw.lower()
         day = _WEEKDAYS.get(word.rstrip("."))
+        if day is not None and text[match.start() - 1 : match.start()] == "/":
+            day = None  # "kr/mån": a period, not Monday
         if day is not None:
             found.add(f"weekday:{day}")
             if (
@@ -158,6 +183,9 @@ def terms(text: str, language: str) -> frozenset[str]:
             continue
         if word in _ORDINALS:
             found.add(f"n:{_ORDINALS[word]}")  # "andra året" is "År 2"
+        if word in STOPWORDS and raw[0].isupper() and _inside_sentence(text, match.start()):
+            found.add(word)  # "Hem Mellan", "Plan Plus": a capitalised word inside a sentence names
+            continue
         found.update(word_terms(word, language))
     return frozenset(found)
 

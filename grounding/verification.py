@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import NamedTuple
 
-from grounding.claims import Claim, extract_claims
+from grounding.claims import Claim, as_clock, extract_claims
 from grounding.facts import Fact
 from grounding.lookup import FactLookup, FactTable
 from grounding.rule import (
@@ -179,7 +179,9 @@ class AnswerChecker:
             claims = (
                 extract_claims(sentence, language=self.language) if _has_digit(sentence) else []
             )
-            checked = self._checked[sentence] = [self._check(claim) for claim in claims]
+            checked = self._checked[sentence] = [
+                self._check_read_as_clock(claim, sentence) for claim in claims
+            ]
         return checked
 
     def _candidates(self, claim: Claim) -> list[Fact]:
@@ -203,6 +205,20 @@ class AnswerChecker:
                 elif claim.qualifiers <= other.subject:
                     found[id(other)] = other  # says all the claim says, in the claim's language
         return list(found.values())
+
+    def _check_read_as_clock(self, claim: Claim, sentence: str) -> NumberCheck:
+        """``_check``; a bare hour or hour range that fails is checked again as a clock.
+
+        "8–18" is "08:00–18:00" and "till 19" is "19:00" when the KB states that clock.
+        """
+        checked = self._check(claim)
+        if checked.unsupported is None:
+            return checked
+        clock = as_clock(claim, sentence[: claim.start])
+        if clock is None:
+            return checked
+        again = self._check(clock)
+        return NumberCheck(claim, again.citation, None) if again.unsupported is None else checked
 
     def _check(self, claim: Claim) -> NumberCheck:
         candidates = self._candidates(claim)

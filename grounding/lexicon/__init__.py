@@ -41,6 +41,7 @@ class Lexicon:
     weekdays: dict[str, int]  # every weekday name and plural -> 1..7 (babel + plural endings)
     compounds: bool  # whether the language writes compounds as one word
     linking: str  # letters that may join the parts of a compound ("s" in "medlemsavgift")
+    definite_endings: tuple[str, ...]  # "-en", "-n": a definite form's ending ("Routern")
 
 
 def _lexicon(module: ModuleType) -> Lexicon:
@@ -76,6 +77,7 @@ def _lexicon(module: ModuleType) -> Lexicon:
         weekdays=weekdays,
         compounds=module.COMPOUNDS,
         linking=module.COMPOUND_LINKING,
+        definite_endings=tuple(module.DEFINITE_ENDINGS),
     )
 
 

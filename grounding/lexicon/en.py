@@ -23,7 +23,8 @@ UNITS = {
     "kw": "kW", "w": "W", "watt": "W", "watts": "W", "v": "V", "volt": "V", "a": "A",
     "amp": "A", "amps": "A", "mah": "mAh", "gb": "GB", "tb": "TB", "mb": "MB",
     "mbit/s": "Mbit/s", "mbps": "Mbit/s", "gbps": "Gbit/s", "sq m": "m2", "m2": "m2",
-    "m²": "m2", "degrees": "degree", "°c": "degC", "percentage point": "pp",
+    "m²": "m2", "degrees": "degree", "°c": "degC", "degrees celsius": "degC",
+    "degree celsius": "degC", "celsius": "degC", "°": "degree", "percentage point": "pp",
     "percentage points": "pp", "points": "pp",
 }  # fmt: skip
 
@@ -51,3 +52,4 @@ ORDINAL_WORDS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "
 ANSWER_WORDS = ("yes", "no", "ok", "okay", "sure")  # "Ja, ...": say nothing of a subject
 RANGE_OPENERS = ("between",)
 RANGE_JOINERS = ("and",)
+DEFINITE_ENDINGS = ()

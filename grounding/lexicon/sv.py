@@ -23,6 +23,7 @@ UNITS = {
     "gb": "GB", "tb": "TB", "mb": "MB", "kb": "kB", "mbit/s": "Mbit/s", "gbit/s": "Gbit/s",
     "procentenhet": "pp", "procentenheter": "pp",
     "kvm": "m2", "m2": "m2", "m²": "m2", "kvadratmeter": "m2", "grader": "degree", "°c": "degC",
+    "grader celsius": "degC", "grad celsius": "degC", "celsius": "degC",
 }  # fmt: skip
 
 PERIODS = {
@@ -51,3 +52,6 @@ ORDINAL_WORDS = {"första": 1, "andra": 2, "tredje": 3, "fjärde": 4, "femte": 5
 ANSWER_WORDS = ("ja", "nej", "jo", "okej", "ok")  # "Ja, ...": say nothing of a subject
 RANGE_OPENERS = ("mellan",)
 RANGE_JOINERS = ("och",)
+# Definite and plural endings: a word the dictionary lacks ("Routern", a loanword) also
+# stands for its stem ("router").
+DEFINITE_ENDINGS = ("erna", "arna", "orna", "en", "et", "n")

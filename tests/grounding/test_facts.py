@@ -101,3 +101,29 @@ def test_keys_find_a_range_by_its_ends_and_a_date_by_its_day():
     facts = extract_facts("- Måndag: 10.00–19.00\n- Stängt 2026-06-19\n", file="x")
     assert set(by_value(facts, "10:00-19:00").keys()) >= {"time:10:00", "time:19:00"}
     assert "date:--06-19" in by_value(facts, "2026-06-19").keys()  # noqa: SIM118 (a Fact)
+
+
+LINES = """# Kontakta oss
+
+Kundtjänst nås på telefon 08-555 123 40.
+Felanmälan dygnet runt: 020-45 45 45.
+Vardagar: 08:00–18:00
+Lördagar: 10:00–14:00
+"""
+
+
+def test_each_line_of_a_paragraph_is_its_own_clause():
+    facts = extract_facts(LINES, file="kb/kontakt.md")
+    fault = by_value(facts, "+4620454545")
+    assert "felanmälan" in fault.subject and "kundtjänst" not in fault.subject
+    weekdays = by_value(facts, "08:00-18:00")
+    assert "weekday:6" not in weekdays.subject
+    assert "weekday:6" in by_value(facts, "10:00-14:00").subject
+
+
+def test_opening_lines_without_a_number_lead_every_line():
+    facts = extract_facts(
+        "Priser för Plan Max:\nMånadsavgift: 199 kr\nStartavgift: 99 kr\n", file="a.md"
+    )
+    assert {"max", "startavgift"} <= by_value(facts, "99").subject
+    assert "månadsavgift" not in by_value(facts, "99").subject

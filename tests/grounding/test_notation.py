@@ -37,7 +37,7 @@ def read(text: str, language: str = "sv") -> list[tuple[str, str, str | None, st
         ("before 2 pm", "en", [("time", "14:00", None, None)]),
         ("mellan kl. 2 och 5", "sv", [("time_range", "02:00-05:00", None, None)]),
         ("between 9 and 11 am", "en", [("time_range", "09:00-11:00", None, None)]),
-        ("mellan 2 och 5 barn", "sv", [("count", "2", None, None), ("count", "5", None, None)]),
+        ("mellan 2 och 5 barn", "sv", [("count", "2-5", None, None)]),  # a range, not a time
         ("senast klockan 06.00", "sv", [("time", "06:00", None, None)]),
         # amounts: currency before or after, grouping by locale (babel)
         ("kostar 3 290 kr", "sv", [("amount", "3290", "SEK", None)]),
@@ -123,3 +123,45 @@ def test_digits_of_a_plain_number_are_never_dropped():
         ch for r in read_numbers(text, "sv") for ch in text[r.start : r.end] if ch.isdigit()
     )
     assert read_digits == digits
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "expected"),
+    [
+        ("för dig mellan 18 och 29 år", "sv", ("duration", "18-29", "year")),
+        ("between 2 and 5 days", "en", ("duration", "2-5", "day")),
+        ("at least 75 degrees Celsius", "en", ("quantity", "75", "degC")),
+        ("minst 75 °C", "sv", ("quantity", "75", "degC")),
+    ],
+)
+def test_ranges_in_words_and_degrees_celsius(text, language, expected):
+    (reading,) = read_numbers(text, language)
+    assert (reading.kind, reading.value, reading.unit) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "period"),
+    [
+        ("10 % lägre premie för varje skadefritt år", "sv", "year"),
+        ("10 kr per film och dag", "sv", "day"),
+        ("99 kr monthly", "en", "month"),
+        ("for the first 6 months on the hourly price", "en", None),
+        ("a markup of 3.80 öre/kWh on the hourly spot price", "en", None),
+    ],
+)
+def test_a_period_is_read_after_its_marker_and_an_attributive_adverb_is_none(
+    text, language, period
+):
+    assert read_numbers(text, language)[0].period == period
+
+
+@pytest.mark.parametrize(
+    ("text", "value"), [("i SE4", "se4"), ("rad B2", "b2"), ("SE1 to SE4", "se1")]
+)
+def test_letters_written_with_digits_are_an_identifier(text, value):
+    reading = read_numbers(text, "sv")[0]
+    assert (reading.kind, reading.value) == (Kind.CODE, value)
+
+
+def test_a_unit_written_with_digits_is_no_identifier():
+    assert read_numbers("80 m2", "sv")[0].unit == "m2"

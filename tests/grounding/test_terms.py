@@ -39,3 +39,13 @@ def test_a_capital_letter_opening_a_sentence_is_no_term():
 def test_language_of_an_answer():
     assert text_language("Payment terms: 30 days net") == "en"
     assert text_language("Ring växeln") == "sv"
+
+
+def test_a_capitalised_stopword_inside_a_sentence_is_part_of_a_name():
+    assert {"hem", "mellan"} <= terms("Hem Mellan kostar 139 kr", "sv")
+    assert "mellan" not in terms("för dig mellan 18 och 29 år", "sv")
+
+
+def test_an_abbreviated_weekday_after_a_slash_is_a_period():
+    assert "weekday:1" not in terms("139 kr/mån", "sv")
+    assert "weekday:1" in terms("mån–fre 8–17", "sv")

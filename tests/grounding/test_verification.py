@@ -342,3 +342,85 @@ def test_subject_that_states_only_other_kinds_of_numbers_is_passed_over():
     verdict = verify("Du når oss på telefon 08-123 45 67 vardagar 08:00-17:00.")
     assert verdict.grounded
     assert [c.line for c in verdict.citations] == [5, 6]
+
+
+HOURS = Snippet(
+    file="kb/hours.md",
+    text="Måndag–torsdag: 08:00–18:00\nFredag: 08:00–16:00\nTorsdagar öppet till 19.00.",
+    start_line=1,
+    heading="Öppettider",
+    score=1.0,
+)
+
+
+@pytest.mark.parametrize(
+    "answer",
+    ["Vi har öppet måndag–torsdag 8–18 och fredag 8–16.", "På torsdagar har vi öppet till 19."],
+)
+def test_a_bare_hour_range_reads_as_the_clock_the_kb_states(answer):
+    assert verify(answer, [HOURS]).grounded
+
+
+@pytest.mark.parametrize(
+    "answer",
+    ["Vi har öppet fredag 8–18.", "Vi har öppet måndag–torsdag 9–18.", "Vi har 19 butiker."],
+)
+def test_a_bare_hour_is_no_clock_the_kb_does_not_state_for_it(answer):
+    assert not verify(answer, [HOURS]).grounded
+
+
+@given(st.integers(0, 23), st.integers(1, 24))
+def test_a_bare_hour_range_passes_only_as_the_stated_clock(first, last):
+    answer = f"Måndag–torsdag har vi öppet {first}–{last}."
+    assert verify(answer, [HOURS]).grounded == ((first, last) == (8, 18))
+
+
+AREAS = Snippet(
+    file="kb/prices.md",
+    text=(
+        "| Price area | Fixed 1 year (öre/kWh) | Fixed 3 years (öre/kWh) |\n"
+        "|---|---|---|\n"
+        "| SE3 Stockholm | 92.75 | 88.60 |\n"
+        "| SE4 Malmö | 108.30 | 99.95 |"
+    ),
+    start_line=1,
+    heading="Electricity prices",
+    score=1.0,
+)
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "In SE4 the 1-year fixed price is 108.30 öre/kWh.",
+        "A 3-year fixed price in SE3 costs 88.60 öre/kWh.",
+    ],
+)
+def test_identifiers_name_the_row_and_the_column(answer):
+    assert verify(answer, [AREAS]).grounded
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "In SE5 the 1-year fixed price is 108.30 öre/kWh.",  # an invented area
+        "In SE3 the 1-year fixed price is 108.30 öre/kWh.",  # another row's price
+        "In SE4 the 3-year fixed price is 108.30 öre/kWh.",  # another column's price
+    ],
+)
+def test_an_invented_or_swapped_identifier_is_no_support(answer):
+    assert not verify(answer, [AREAS]).grounded
+
+
+@given(st.sampled_from(["SE3", "SE4"]), st.sampled_from(["1-year", "3-year"]))
+def test_each_cell_is_bound_to_its_row_and_column(area, plan):
+    cells = {
+        ("SE3", "1-year"): "92.75",
+        ("SE3", "3-year"): "88.60",
+        ("SE4", "1-year"): "108.30",
+        ("SE4", "3-year"): "99.95",
+    }
+    for (other_area, other_plan), value in cells.items():
+        answer = f"In {area} the {plan} fixed price is {value} öre/kWh."
+        expected = (other_area, other_plan) == (area, plan)
+        assert verify(answer, [AREAS]).grounded == expected, answer
