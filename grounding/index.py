@@ -237,7 +237,13 @@ class KBIndex:
     def search(
         self, query: str, *, top_k: int, threshold: float, category: str | None = None
     ) -> list[Snippet]:
-        """The best chunks for ``query``, best first, none scoring below ``threshold``.
+        """The best chunks for ``query``, best first, none under ``threshold`` x the best score.
+
+        ``threshold`` is relative (0 keeps every chunk sharing a term with the
+        query, 1 only the best ones): a BM25 score's scale grows with the
+        corpus (its IDFs) and its lengths, so an absolute floor that fits one
+        KB drops plain questions on a small one. A chunk sharing no term with
+        the query scores 0 and is never returned.
 
         A detected ``category`` ranks its chunks ahead (their scores count
         ``CATEGORY_BOOST`` times more) without hiding a chunk of another
@@ -279,8 +285,10 @@ class KBIndex:
         self, scores: np.ndarray, ranking: np.ndarray, top_k: int, threshold: float
     ) -> list[tuple[int, float]]:
         # A chunk sharing no term with the query scores 0 and is never support.
-        passing = scores >= threshold if threshold > 0 else (scores >= threshold) & (scores > 0)
-        candidates = np.flatnonzero(passing)
+        best = float(scores.max()) if scores.size else 0.0
+        if best <= 0:
+            return []
+        candidates = np.flatnonzero((scores >= threshold * best) & (scores > 0))
         if candidates.size > top_k:
             best = np.argpartition(-ranking[candidates], top_k - 1)[:top_k]
             candidates = candidates[best]
