@@ -138,6 +138,30 @@ def test_compound_finds_its_parts(index):
     assert results[0].file == "kb/contact.md"
 
 
+@pytest.mark.parametrize(
+    ("question", "file"),
+    [("Vad kostar det att flytta?", "kb/avgifter.md"), ("När har ni öppet?", "kb/kontakt.md")],
+)
+def test_a_word_the_kb_lacks_finds_the_compounds_it_begins(question, file):
+    """ "flytta" finds "Flyttavgift" and "öppet" finds "Öppettider": a compound's first part."""
+    records = [
+        ChunkRecord("kb/avgifter.md", "- Flyttavgift: 395 kr\n- Startavgift: 0 kr", 1, 2),
+        ChunkRecord("kb/kontakt.md", "## Öppettider\nVardagar: 08:00–18:00", 1, 2),
+        ChunkRecord("kb/villkor.md", "Uppsägningstid: en månad.", 1, 1),
+    ]
+    assert [s.file for s in KBIndex(records).search(question, top_k=5, threshold=0.0)] == [file]
+
+
+def test_a_known_term_is_not_widened_to_longer_words():
+    """A term the KB has searches for itself only: "avgift" does not also mean "avgifter"."""
+    records = [
+        ChunkRecord("kb/a.md", "Avgift: 10 kr", 1, 1),
+        ChunkRecord("kb/b.md", "Avgiftsfri leverans", 1, 1),
+    ]
+    index = KBIndex(records)
+    assert index._query_ids(["avgift"]) == [index._term_ids["avgift"]]
+
+
 def test_category_ranks_its_chunks_first(index):
     """With a category its chunks come first; other matches still follow."""
     results = index.search("premium", top_k=5, threshold=0.0, category="billing")
