@@ -169,8 +169,10 @@ KB_DIR = Path(env("KB_DIR", default=str(BASE_DIR / "kb")))
 KB_CHUNK_SIZE = env.int("KB_CHUNK_SIZE", default=1200)
 KB_CHUNK_OVERLAP = env.int("KB_CHUNK_OVERLAP", default=150)
 RETRIEVAL_TOP_K = env.int("RETRIEVAL_TOP_K", default=5)
-# Minimum BM25 score for a chunk to count as support at all.
-RETRIEVAL_THRESHOLD = env.float("RETRIEVAL_THRESHOLD", default=1.0)
+# A chunk is retrieved when it shares a search term with the question and scores at
+# least this share of the best chunk's BM25 score (relative: a score's scale depends on
+# the KB's size). The question shares no term with the KB: "no support".
+RETRIEVAL_RELATIVE_THRESHOLD = env.float("RETRIEVAL_RELATIVE_THRESHOLD", default=0.2)
 HISTORY_EXCHANGES = env.int("HISTORY_EXCHANGES", default=5)
 # How stale the in-memory KB index may be when no reindex announcement arrives
 # (e.g. no shared channel layer): the database's version is checked this often.

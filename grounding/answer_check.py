@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from grounding.index import KBIndex
 from grounding.retrieval import retrieve
 from grounding.snippets import Snippet
-from grounding.verification import verify_answer
+from grounding.verification import NO_SUPPORT, verify_answer
 
 
 @dataclass
@@ -54,9 +54,10 @@ def answer_check(
 ) -> AnswerCheck:
     """Retrieve for ``question`` and verify ``answer`` against what was retrieved."""
     result = retrieve(index, question, top_k=top_k, threshold=threshold)
-    if not result.snippets:
-        return AnswerCheck(False, no_support_text, "No support", [], [], [], result.category)
+    # Nothing retrieved: the answer's numbers still meet the KB's facts found by value.
     verdict = verify_answer(answer, result.snippets, facts=index.facts, question=question)
+    if verdict.reason == NO_SUPPORT:
+        return AnswerCheck(False, no_support_text, NO_SUPPORT, [], [], [], result.category)
     return AnswerCheck(
         grounded=verdict.grounded,
         text=answer if verdict.grounded else withheld_text,

@@ -8,6 +8,7 @@ A search costs one sparse-matrix lookup per query term (bm25s) and numpy
 work over the score vector; nothing loops over the chunks in Python.
 """
 
+import bisect
 import threading
 from collections import defaultdict
 from collections.abc import Sequence
@@ -38,6 +39,10 @@ CATEGORY_BOOST = 1.5
 # Up to this many chunks per query term, scores are added by indexed assignment (_scores).
 _SHORT_POSTINGS = 256
 _LANGUAGE_FOLDERS = frozenset(LANGUAGES)
+# A query term the KB lacks searches for the KB's terms it begins (a compound's first part):
+# "flytt" finds "flyttavgift", "öppet" finds "öppettid". Shorter terms begin too many words.
+_MIN_PREFIX = 4
+_MAX_EXPANSIONS = 8
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,6 +110,7 @@ class KBIndex:
         self._vocabulary: frozenset[str] = frozenset()
         self._term_ids: dict[str, int] = {}
         self._bm25: bm25s.BM25 | None = None
+        self._sorted_terms: list[str] = []
         if self.records:
             self._build_bm25()
         self._category_of = np.array([r.category for r in self.records], dtype=object)
@@ -188,6 +194,7 @@ class KBIndex:
         self._bm25.index(corpus, show_progress=False)
         self._term_ids = {t: i for t, i in self._bm25.vocab_dict.items() if t}
         self._vocabulary = frozenset(self._term_ids)
+        self._sorted_terms = sorted(self._term_ids)
 
     def _build_category_phrases(self) -> dict[str, set[tuple[frozenset[str], ...]]]:
         phrases: dict[str, set[tuple[frozenset[str], ...]]] = defaultdict(set)
@@ -237,7 +244,13 @@ class KBIndex:
     def search(
         self, query: str, *, top_k: int, threshold: float, category: str | None = None
     ) -> list[Snippet]:
-        """The best chunks for ``query``, best first, none scoring below ``threshold``.
+        """The best chunks for ``query``, best first, none under ``threshold`` x the best score.
+
+        ``threshold`` is relative (0 keeps every chunk sharing a term with the
+        query, 1 only the best ones): a BM25 score's scale grows with the
+        corpus (its IDFs) and its lengths, so an absolute floor that fits one
+        KB drops plain questions on a small one. A chunk sharing no term with
+        the query scores 0 and is never returned.
 
         A detected ``category`` ranks its chunks ahead (their scores count
         ``CATEGORY_BOOST`` times more) without hiding a chunk of another
@@ -246,8 +259,7 @@ class KBIndex:
         """
         if self._bm25 is None or top_k <= 0:
             return []
-        terms = query_terms(query, self._vocabulary)
-        ids = [self._term_ids[t] for t in terms if t in self._term_ids]
+        ids = self._query_ids(query_terms(query, self._vocabulary))
         if not ids:
             return []
         scores = self._scores(ids)
@@ -255,6 +267,28 @@ class KBIndex:
         ranking = scores if boost is None else scores * boost
         found = self._top(scores, ranking, top_k, threshold)
         return [self._snippet(position, score) for position, score in found]
+
+    def _query_ids(self, terms: list[str]) -> list[int]:
+        """The index's term ids for query ``terms``, with the KB terms an unknown term begins.
+
+        Swedish writes compounds as one word: a question's "flytta" (stem
+        "flytt") meets the KB's "Flyttavgift" only as its first part. A term
+        the KB lacks (of ``_MIN_PREFIX`` letters or more) therefore searches
+        for up to ``_MAX_EXPANSIONS`` KB terms starting with it, found by
+        bisection in the sorted vocabulary.
+        """
+        ids: dict[int, None] = {}
+        for term in terms:
+            found = self._term_ids.get(term)
+            if found is not None:
+                ids[found] = None
+            elif len(term) >= _MIN_PREFIX and not term.isdigit():
+                start = bisect.bisect_left(self._sorted_terms, term)
+                for known in self._sorted_terms[start : start + _MAX_EXPANSIONS]:
+                    if not known.startswith(term):
+                        break
+                    ids.setdefault(self._term_ids[known])
+        return list(ids)
 
     def _scores(self, term_ids: list[int]) -> np.ndarray:
         """Every chunk's BM25 score for the query ``term_ids``, as ``BM25.get_scores`` gives.
@@ -279,8 +313,10 @@ class KBIndex:
         self, scores: np.ndarray, ranking: np.ndarray, top_k: int, threshold: float
     ) -> list[tuple[int, float]]:
         # A chunk sharing no term with the query scores 0 and is never support.
-        passing = scores >= threshold if threshold > 0 else (scores >= threshold) & (scores > 0)
-        candidates = np.flatnonzero(passing)
+        best = float(scores.max()) if scores.size else 0.0
+        if best <= 0:
+            return []
+        candidates = np.flatnonzero((scores >= threshold * best) & (scores > 0))
         if candidates.size > top_k:
             best = np.argpartition(-ranking[candidates], top_k - 1)[:top_k]
             candidates = candidates[best]

@@ -19,12 +19,20 @@ class PreviewForm(forms.Form):
         help_text="Optional: an answer to check against the retrieved snippets.",
     )
     top_k = forms.IntegerField(min_value=1, max_value=20, initial=5)
-    threshold = forms.FloatField(min_value=0.0, initial=0.0)
+    threshold = forms.FloatField(
+        min_value=0.0,
+        max_value=1.0,
+        initial=0.0,
+        help_text="Share of the best chunk's score a chunk needs (0: any shared term).",
+    )
 
 
 def retrieval_preview(request: HttpRequest) -> HttpResponse:
     """Staff type a question (and an answer) and see the chunks, scores and verdict."""
-    initial = {"top_k": settings.RETRIEVAL_TOP_K, "threshold": settings.RETRIEVAL_THRESHOLD}
+    initial = {
+        "top_k": settings.RETRIEVAL_TOP_K,
+        "threshold": settings.RETRIEVAL_RELATIVE_THRESHOLD,
+    }
     form = PreviewForm(request.GET or None, initial=initial)
     check = None
     if form.is_valid():

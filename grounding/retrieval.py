@@ -1,4 +1,4 @@
-"""One retrieval step of a chat turn: follow-ups, category, top-k over threshold.
+"""One retrieval step of a chat turn: follow-ups, category, top-k relative to the best hit.
 
 Pure given an index. A short acknowledgement (``ja``, ``ok``, ``gärna``,
 ``yes``) carries no topic of its own, so it is answered from the previous
@@ -68,7 +68,7 @@ def retrieve(
     if previous_query and is_follow_up(query):
         query = previous_query
     top_k = settings.RETRIEVAL_TOP_K if top_k is None else top_k
-    threshold = settings.RETRIEVAL_THRESHOLD if threshold is None else threshold
+    threshold = settings.RETRIEVAL_RELATIVE_THRESHOLD if threshold is None else threshold
     category = index.detect_category(query)
     snippets = index.search(query, top_k=top_k, threshold=threshold, category=category)
     return RetrievalResult(snippets=snippets, category=category, query=query)

@@ -252,9 +252,13 @@ class AnswerChecker:
         return _fact_citation(fact, score)
 
     def verdict(self, answer: str) -> Verdict:
-        """The verdict on a whole answer."""
-        if not self.snippets:
-            return Verdict(grounded=False, citations=[], unsupported=[], reason=NO_SUPPORT)
+        """The verdict on a whole answer.
+
+        Without retrieved snippets, the answer's numbers are still checked
+        against the KB's facts found by value: a fact retrieval missed
+        supports its number all the same. An answer with nothing to check and
+        nothing retrieved has no support.
+        """
         citations: dict[Citation, None] = {}  # ordered and without repeats
         unsupported: list[UnsupportedNumber] = []
         checked_any = False
@@ -269,6 +273,8 @@ class AnswerChecker:
             top = self._best_lines(answer, self.snippets[:MAX_FAILURE_CITATIONS])
             return Verdict(False, top, unsupported, failure_reason(unsupported[0]))
         if not checked_any:
+            if not self.snippets:
+                return Verdict(grounded=False, citations=[], unsupported=[], reason=NO_SUPPORT)
             return Verdict(True, self._best_lines(answer, self.snippets, limit=1), [], None)
         return Verdict(grounded=True, citations=list(citations), unsupported=[], reason=None)
 

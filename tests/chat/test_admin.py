@@ -144,7 +144,7 @@ def test_retrieval_preview_shows_chunks_and_verdict(admin_client):
             "question": "Vad kostar premium?",
             "answer": "Premium kostar 777 kr/månad.",
             "top_k": 5,
-            "threshold": 1.0,
+            "threshold": 0.2,
         },
     )
     body = response.content.decode()
@@ -156,7 +156,7 @@ def test_retrieval_preview_shows_chunks_and_verdict(admin_client):
             "question": "Vad kostar premium?",
             "answer": "Premium kostar 399 kr/månad.",
             "top_k": 5,
-            "threshold": 1.0,
+            "threshold": 0.2,
         },
     )
     assert "Verdict: grounded" in grounded.content.decode()

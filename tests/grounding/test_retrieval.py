@@ -102,14 +102,14 @@ def test_every_test_question_clears_the_default_threshold(shipped_index):
 
 
 def test_defaults_come_from_settings(shipped_index):
-    """top_k and threshold default to RETRIEVAL_TOP_K and RETRIEVAL_THRESHOLD."""
+    """top_k and threshold default to RETRIEVAL_TOP_K and RETRIEVAL_RELATIVE_THRESHOLD."""
     question = "Vad kostar premium?"
     default = retrieve(shipped_index, question)
     explicit = retrieve(
         shipped_index,
         question,
         top_k=settings.RETRIEVAL_TOP_K,
-        threshold=settings.RETRIEVAL_THRESHOLD,
+        threshold=settings.RETRIEVAL_RELATIVE_THRESHOLD,
     )
     assert default == explicit
     assert len(default.snippets) <= settings.RETRIEVAL_TOP_K
@@ -119,7 +119,7 @@ def test_settings_change_is_read_at_call_time(shipped_index, settings):
     """A changed setting applies without re-importing anything."""
     settings.RETRIEVAL_TOP_K = 1
     assert len(retrieve(shipped_index, "Vad kostar premium?").snippets) == 1
-    settings.RETRIEVAL_THRESHOLD = 1000.0
+    settings.RETRIEVAL_RELATIVE_THRESHOLD = 1.01
     assert retrieve(shipped_index, "Vad kostar premium?").snippets == []
 
 

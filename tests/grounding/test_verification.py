@@ -57,9 +57,21 @@ def cited(verdict) -> list[tuple[str, int, str]]:
 
 
 def test_no_snippets_means_no_support():
-    """Without retrieved snippets nothing is grounded, not even prose."""
+    """Without retrieved snippets an answer without numbers is not grounded."""
     verdict = verify_answer("Hej! Hur kan jag hjälpa dig?", [])
     assert (verdict.grounded, verdict.citations, verdict.reason) == (False, [], NO_SUPPORT)
+
+
+def test_a_fact_found_by_value_supports_a_number_retrieval_missed():
+    """With no snippet retrieved, the KB's facts found by value still decide each number."""
+    kb = FactTable.from_documents(
+        {"kb/villkor.md": "- Flyttavgift: 395 kr\n- Startavgift: 0 kr\n- Router: 1 295 kr"}
+    )
+    right = verify_answer("Flyttavgiften är 395 kr.", [], facts=kb)
+    assert right.grounded and cited(right) == [("kb/villkor.md", 1, "- Flyttavgift: 395 kr")]
+    assert not verify_answer("Flyttavgiften är 396 kr.", [], facts=kb).grounded
+    assert not verify_answer("Flyttavgiften är 1 295 kr.", [], facts=kb).grounded
+    assert verify_answer("Det kan jag hjälpa till med.", [], facts=kb).reason == NO_SUPPORT
 
 
 def test_answer_without_numbers_cites_best_overlapping_line():
