@@ -4,6 +4,7 @@
     uv run python -m bench --quick                  # small counts, a smoke run
     uv run python -m bench --scenario 2 --clients 500
     uv run python -m bench --profile 500            # also cProfile product and floor at 500
+    uv run python -m bench --postgres postgres://postgres@127.0.0.1:5432/postgres
 
 Starts every server itself on loopback (the product as ``make run`` does,
 against a throwaway SQLite database; the bare Channels floor on the same
@@ -76,6 +77,13 @@ def parse_args(argv=None):
         "--out", type=Path, help="JSON file (bench/results/latest.json, quick.json with --quick)"
     )
     parser.add_argument("--keep", action="store_true", help="keep the work directory (logs)")
+    parser.add_argument(
+        "--postgres",
+        metavar="URL",
+        default=None,
+        help="run the product on PostgreSQL databases created on this server "
+        "(e.g. postgres://postgres@127.0.0.1:5432/postgres) instead of SQLite",
+    )
     parser.add_argument(
         "--patches",
         default="",
@@ -508,7 +516,8 @@ def main(argv=None) -> None:
     }
     results: dict = {"meta": meta}
     workdir = Path(tempfile.mkdtemp(prefix="bench-"))
-    ws = Workspace(workdir)
+    ws = Workspace(workdir, postgres=args.postgres)
+    meta["database"] = "postgresql" if args.postgres else "sqlite"
     try:
         log(f"preparing the product database in {workdir}")
         ws.prepare()
@@ -530,6 +539,7 @@ def main(argv=None) -> None:
             args.out.parent.mkdir(parents=True, exist_ok=True)
             results["profile"] = profile_runs(ws, args, args.out.parent)
     finally:
+        ws.close()
         if not args.keep:
             shutil.rmtree(workdir, ignore_errors=True)
         else:

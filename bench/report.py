@@ -124,7 +124,12 @@ def load_rows(clients: int, runs: dict, turns: int) -> list[Row]:
         ),
         *_round_rows(tag, runs),
         Row(f"{tag} first stream p50 (ms, has 50 ms)", **_by_kind(runs, "first_stream_ms", "p50")),
-        Row(f"{tag} first stream p99 (ms, has 50 ms)", **_by_kind(runs, "first_stream_ms", "p99")),
+        Row(
+            f"{tag} first stream p99 (ms, has 50 ms)",
+            "<= 2x channels" if held else "",
+            **_by_kind(runs, "first_stream_ms", "p99"),
+            verdict=verdict(_within_twice_channels(runs, "first_stream_ms", "p99")) if held else "",
+        ),
         Row(
             f"{tag} turns completed",
             f"= {clients * turns}" if complete else "",
@@ -150,6 +155,21 @@ def load_rows(clients: int, runs: dict, turns: int) -> list[Row]:
         Row(f"{tag} RSS peak (MB)", **_by_kind(runs, "server", "rss_peak_mb", digits=1)),
         Row(f"{tag} server CPU in turns (s)", **_by_kind(runs, "server", "cpu_turns_s")),
         Row(
+            f"{tag} server CPU per turn (ms)",
+            "<= 2x channels" if held else "",
+            **{
+                col: fmt(_cpu_per_turn_ms(runs.get(kind), clients * turns), 3)
+                if kind in runs
+                else NA
+                for col, kind in (
+                    ("product", PRODUCT),
+                    ("channels", CHANNELS_FLOOR),
+                    ("websockets", WEBSOCKETS_FLOOR),
+                )
+            },
+            verdict=verdict(_cpu_per_turn_ok(runs, clients * turns)) if held else "",
+        ),
+        Row(
             f"{tag} of which event-loop thread (s)",
             **_by_kind(runs, "server", "cpu_turns_loop_thread_s"),
         ),
@@ -157,6 +177,26 @@ def load_rows(clients: int, runs: dict, turns: int) -> list[Row]:
         Row(f"{tag} turns wall time (s)", **_by_kind(runs, "wall_s")),
     ]
     return rows
+
+
+def _within_twice_channels(runs: dict, *path) -> bool | None:
+    product, channels = _get(runs.get(PRODUCT), *path), _get(runs.get(CHANNELS_FLOOR), *path)
+    if product is None or channels is None:
+        return None
+    return product <= 2 * channels
+
+
+def _cpu_per_turn_ms(run: dict | None, turns: int) -> float | None:
+    cpu = _get(run, "server", "cpu_turns_s")
+    return None if cpu is None or not turns else cpu / turns * 1000
+
+
+def _cpu_per_turn_ok(runs: dict, turns: int) -> bool | None:
+    product = _cpu_per_turn_ms(runs.get(PRODUCT), turns)
+    channels = _cpu_per_turn_ms(runs.get(CHANNELS_FLOOR), turns)
+    if product is None or channels is None:
+        return None
+    return product <= 2 * channels
 
 
 def _round_rows(tag: str, runs: dict) -> list[Row]:

@@ -2,20 +2,26 @@
 
 The product runs as ``make run`` runs it (daphne on uvloop through
 ``config.serve``, ``config.asgi``) against a copy of a throwaway SQLite
-database that was migrated and indexed once; the Channels floor runs on the
+database that was migrated and indexed once (or, with ``--postgres URL``, a
+PostgreSQL database created from a migrated and indexed template database on
+that server, dropped at the end); the Channels floor runs on the
 same command line; the ``websockets`` floor is its own small script on the
 standard asyncio loop. Each server logs to a file in the work directory.
 """
 
 import json
+import os
 import re
 import shutil
 import signal
 import subprocess
 import sys
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+import psycopg
 
 from tests.live import ROOT, free_port, prepare_database, product_env, wait_for_port
 
@@ -41,26 +47,59 @@ class Server:
 
 @dataclass
 class Workspace:
-    """The run's temporary directory, the indexed template database, the recorded turn."""
+    """The run's temporary directory, the indexed template database, the recorded turn.
+
+    ``postgres``: a PostgreSQL server URL; the product's databases are then
+    created there (``bench_<pid>_template``, a copy per run) instead of SQLite
+    files, and ``close`` drops them.
+    """
 
     root: Path
+    postgres: str | None = None
     frames: list[str] | None = None
     response: dict | None = None
     _runs: int = 0
+    _created: list[str] = field(default_factory=list)
 
     @property
     def template_db(self) -> Path:
         return self.root / "template.sqlite3"
 
+    @property
+    def _template_name(self) -> str:
+        return f"bench_{os.getpid()}_template"
+
     def prepare(self) -> None:
         """Migrate and index ``kb/`` once; every product server starts from a copy."""
-        prepare_database(product_env(DATABASE_URL=f"sqlite:///{self.template_db}"))
+        if self.postgres:
+            prepare_database(product_env(DATABASE_URL=self._create(self._template_name)))
+        else:
+            prepare_database(product_env(DATABASE_URL=f"sqlite:///{self.template_db}"))
 
-    def fresh_db(self) -> Path:
+    def fresh_db(self) -> str:
+        """A copy of the template database for one server run; its URL."""
         self._runs += 1
+        if self.postgres:
+            return self._create(f"bench_{os.getpid()}_run{self._runs}", self._template_name)
         target = self.root / f"run{self._runs}.sqlite3"
         shutil.copyfile(self.template_db, target)
-        return target
+        return f"sqlite:///{target}"
+
+    def close(self) -> None:
+        """Drop the PostgreSQL databases this workspace created."""
+        for name in reversed(self._created):
+            self._admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        self._created.clear()
+
+    def _create(self, name: str, template: str | None = None) -> str:
+        self._admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        self._admin(f'CREATE DATABASE "{name}"' + (f' TEMPLATE "{template}"' if template else ""))
+        self._created.append(name)
+        return urlunsplit(urlsplit(self.postgres)._replace(path=f"/{name}"))
+
+    def _admin(self, sql: str) -> None:
+        with psycopg.connect(self.postgres, autocommit=True) as admin:
+            admin.execute(sql)
 
 
 def make_run_daphne_options() -> list[str]:
@@ -91,7 +130,7 @@ def _command_and_env(kind: str, ws: Workspace, port: int, delay_ms: int, profile
     if kind == PRODUCT:
         env = product_env(
             **settings,
-            DATABASE_URL=f"sqlite:///{ws.fresh_db()}",
+            DATABASE_URL=ws.fresh_db(),
             LLM_TOKEN_DELAY_MS=str(delay_ms),
             # Every per-connection and per-address limit off: one address, many clients.
             WS_RATE_LIMIT="0",
