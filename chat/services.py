@@ -55,13 +55,13 @@ def turn_begin(*, record) -> int:
 def turns_begin(*, records: list) -> list[int]:
     """``turn_begin`` for many turns in a few statements (the audit trail's group commit).
 
-    Each conversation is created on first use, else marked active now (as
-    ``conversation_touch``); questions and answer rows are inserted with
-    ``bulk_create``, one round per turn of the same conversation, so a
-    conversation's rows keep the order question, answer, question, answer.
+    Each conversation is created on first use (its activity and language are
+    written with the turn's completion, off the question's path); questions
+    and answer rows are inserted one round per turn of the same conversation,
+    so a conversation's rows keep the order question, answer, question, answer.
     Returns the answer rows' pks, in the order of ``records``.
     """
-    _conversations_touch(records, language=True)
+    _conversations_create(records)
     answer_pks: dict[int, int] = {}
     for round_ in _rounds(records):
         questions = _messages_insert(
@@ -162,13 +162,14 @@ def turns_complete(*, completions: list[tuple[object, int | None]]) -> list[int]
     UPDATE for the conversations' activity. Django's ``bulk_update`` builds a
     CASE per field and row, and a ``QuerySet.update`` per answer compiles its
     statement each time: in ``make bench`` that compiling, on a worker thread,
-    held the GIL the event loop needed to send frames.
+    held the GIL the event loop needed to send frames. The conversations are
+    marked active (and given the turn's language) here, not at the beginning.
     """
     unbegun = [record for record, answer_pk in completions if answer_pk is None]
     begun = dict(zip(map(id, unbegun), turns_begin(records=unbegun), strict=True))
     pks = [begun.get(id(record), answer_pk) for record, answer_pk in completions]
     _answers_complete([(record, pk) for (record, _), pk in zip(completions, pks, strict=True)])
-    _conversations_touch([record for record, _ in completions if id(record) not in begun])
+    _conversations_active([record for record, _ in completions])
     return pks
 
 
@@ -216,28 +217,28 @@ def _answers_complete(rows: list[tuple[object, int]]) -> None:
         cursor.executemany(sql, params)
 
 
-def _conversations_touch(records: list, *, language: bool = False) -> None:
-    """The records' conversations created where missing, else marked active now (and, with
-    ``language``, set to the language of their latest record)."""
+def _conversations_create(records: list) -> None:
+    """The records' conversations created where missing (one ``INSERT``, existing ones left
+    as they are: their activity is written with the turn's completion)."""
     if not records:
         return
     latest = {uuid.UUID(str(r.conversation_id)): r for r in records}
-    existing = set(Conversation.objects.filter(pk__in=latest).values_list("pk", flat=True))
     Conversation.objects.bulk_create(
         [
             Conversation(pk=pk, session_hash=session_hash(r.session_key), language=r.language)
             for pk, r in latest.items()
-            if pk not in existing
         ],
-        ignore_conflicts=True,  # another process may create it meanwhile
+        ignore_conflicts=True,  # it exists already, or another process creates it meanwhile
     )
-    now = timezone.now()
-    if not language:
-        Conversation.objects.filter(pk__in=existing).update(last_active_at=now)
-        return
+
+
+def _conversations_active(records: list) -> None:
+    """The records' conversations marked active now, in the language of their latest record."""
+    latest = {uuid.UUID(str(r.conversation_id)): r.language for r in records}
     by_language: dict[str, list[uuid.UUID]] = {}
-    for pk in existing:
-        by_language.setdefault(latest[pk].language, []).append(pk)
+    for pk, code in latest.items():
+        by_language.setdefault(code, []).append(pk)
+    now = timezone.now()
     for code, pks in by_language.items():
         Conversation.objects.filter(pk__in=pks).update(last_active_at=now, language=code)
 

@@ -74,6 +74,22 @@ def test_many_turns_begin_together_each_conversation_in_order():
     assert Conversation.objects.get(pk=second).language == "en"
 
 
+def test_a_conversations_activity_is_written_with_the_completion_not_the_beginning():
+    """The beginning (on the question's path) only creates a missing conversation; the
+    completion marks it active in the turn's language."""
+    conversation_id = uuid.uuid4()
+    long_ago = timezone.now() - dt.timedelta(days=1)
+    Conversation.objects.create(pk=conversation_id, language="sv")
+    Conversation.objects.filter(pk=conversation_id).update(last_active_at=long_ago)
+    turn = record(conversation_id, 1, language="en")
+    answer_pk = turn_begin(record=turn)
+    conversation = Conversation.objects.get(pk=conversation_id)
+    assert (conversation.language, conversation.last_active_at) == ("sv", long_ago)
+    turn_complete(record=turn, answer_pk=answer_pk)
+    conversation.refresh_from_db()
+    assert conversation.language == "en" and conversation.last_active_at > long_ago
+
+
 def test_many_turns_complete_together_one_of_them_never_begun():
     """Completions together: an answer row filled in, and a turn whose beginning was
     never written gets both rows."""
