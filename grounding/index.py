@@ -18,6 +18,7 @@ from pathlib import PurePosixPath
 import bm25s
 import numpy as np
 
+from grounding.lexicon import merged
 from grounding.lookup import FactLookup, FactTable
 from grounding.snippets import Snippet
 from grounding.text import (
@@ -43,6 +44,8 @@ _LANGUAGE_FOLDERS = frozenset(LANGUAGES)
 # "flytt" finds "flyttavgift", "öppet" finds "öppettid". Shorter terms begin too many words.
 _MIN_PREFIX = 4
 _MAX_EXPANSIONS = 8
+# An ordinal word also searches for its digit: "tredje barnet" meets a table's "Barn 3".
+_ORDINALS: dict[str, int] = merged("ordinal_words")
 
 
 @dataclass(frozen=True, slots=True)
@@ -259,7 +262,9 @@ class KBIndex:
         """
         if self._bm25 is None or top_k <= 0:
             return []
-        ids = self._query_ids(query_terms(query, self._vocabulary))
+        terms = query_terms(query, self._vocabulary)
+        terms += [str(_ORDINALS[word]) for word in words(query) if word in _ORDINALS]
+        ids = self._query_ids(terms)
         if not ids:
             return []
         scores = self._scores(ids)
