@@ -5,7 +5,9 @@ no ORM and no I/O. One instance is immutable after construction, so threads
 share it freely; a reindex builds a new instance.
 
 A search costs one sparse-matrix lookup per query term (bm25s) and numpy
-work over the score vector; nothing loops over the chunks in Python.
+work over the score vector; nothing loops over the chunks in Python. What
+passes is relative to the best hit (see ``search``), never an absolute score:
+docs/retrieval.md has the measurements.
 """
 
 import bisect
@@ -44,7 +46,8 @@ _LANGUAGE_FOLDERS = frozenset(LANGUAGES)
 # "flytt" finds "flyttavgift", "öppet" finds "öppettid". Shorter terms begin too many words.
 _MIN_PREFIX = 4
 _MAX_EXPANSIONS = 8
-# An ordinal word also searches for its digit: "tredje barnet" meets a table's "Barn 3".
+# An ordinal word also searches for its digit: "tredje barnet" meets a table's "Barn 3". One
+# that is also another word ("andra": "other") adds a term to the query; it removes none.
 _ORDINALS: dict[str, int] = merged("ordinal_words")
 
 
@@ -318,10 +321,10 @@ class KBIndex:
         self, scores: np.ndarray, ranking: np.ndarray, top_k: int, threshold: float
     ) -> list[tuple[int, float]]:
         # A chunk sharing no term with the query scores 0 and is never support.
-        best = float(scores.max()) if scores.size else 0.0
-        if best <= 0:
+        top = float(scores.max()) if scores.size else 0.0
+        if top <= 0:
             return []
-        candidates = np.flatnonzero((scores >= threshold * best) & (scores > 0))
+        candidates = np.flatnonzero((scores >= threshold * top) & (scores > 0))
         if candidates.size > top_k:
             best = np.argpartition(-ranking[candidates], top_k - 1)[:top_k]
             candidates = candidates[best]
