@@ -7,7 +7,7 @@ share it freely; a reindex builds a new instance.
 A search costs one sparse-matrix lookup per query term (bm25s) and numpy
 work over the score vector; nothing loops over the chunks in Python. What
 passes is relative to the best hit (see ``search``), never an absolute score:
-docs/retrieval.md has the measurements.
+docs/grounding.md ("Retrieval") has the measurements.
 """
 
 import bisect
