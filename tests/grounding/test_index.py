@@ -152,6 +152,19 @@ def test_a_word_the_kb_lacks_finds_the_compounds_it_begins(question, file):
     assert [s.file for s in KBIndex(records).search(question, top_k=5, threshold=0.0)] == [file]
 
 
+@pytest.mark.parametrize(
+    "question", ["Vad kostar det för tredje barnet?", "Price for the third child?"]
+)
+def test_an_ordinal_word_finds_its_digit(question):
+    """ "tredje"/"third" also search for "3": a table row "Barn 3" answers them."""
+    records = [
+        ChunkRecord("kb/avgift.md", "| Barn | Avgift |\n| Barn 1 | 1 200 kr |", 1, 2),
+        ChunkRecord("kb/avgift.md", "| Barn 3 | 572 kr |", 3, 3),
+    ]
+    found = KBIndex(records).search(question, top_k=1, threshold=0.0)
+    assert [s.start_line for s in found] == [3]
+
+
 def test_a_known_term_is_not_widened_to_longer_words():
     """A term the KB has searches for itself only: "avgift" does not also mean "avgifter"."""
     records = [
