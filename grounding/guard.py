@@ -1,20 +1,29 @@
 """Stream an answer without leaking an unverified number.
 
-Pure: no ORM, no I/O. Prose goes out as it arrives; from the first digit of a
-sentence on, the text is held until the sentence is complete, then its
-numbers are checked by ``AnswerChecker.check_sentence`` (the function
-``verify_answer`` uses) and the sentence is released, or the stream stops at
-the first unsupported number.
+Pure: no ORM, no I/O. Prose goes out as it arrives, a whole word at a time;
+from the first number of a sentence on, the text is held until the sentence is
+complete, then its numbers are checked by ``AnswerChecker.check_sentence``
+(the function ``verify_answer`` uses) and the sentence is released, or the
+stream stops at the first unsupported number.
+
+| the sentence so far | released |
+|---|---|
+| words, no number | every complete word; the last one waits until a space or sign ends it (it may grow into "femhundra") |
+| a digit, a number word ("fem", "twenty", "halva"), a digit of another form ("²") | the text before it; the rest waits for the sentence's end and its check |
+| "en", "ett", "one" | waits for the next word: before a unit, currency, period or scale word it is a number (held as above), else it was an article and goes out |
+| an ordinal after "var", "varje", "every" ("var tolfte") | held as a number |
 """
 
 import re
 from collections.abc import Sequence
 
 from grounding.lookup import FactLookup
+from grounding.numerals import ARTICLES, is_quantity_word, may_start_number
 from grounding.snippets import Snippet, UnsupportedNumber
 from grounding.verification import AnswerChecker, failure_reason, find_sentence_end
 
 _DIGIT = re.compile(r"\d")
+_WORD = re.compile(r"[^\W\d_]+")
 # Held back with the digits that follow them: "+46", "-5", "(08)", ".5".
 _NUMBER_LEAD = "+-\u2212(.,"
 
@@ -85,17 +94,33 @@ class GuardedStream:
     def _release_prose(self, out: list[str]) -> None:
         if self._holding:
             return
-        digit = _DIGIT.search(self._sentence, self._sent)
-        if digit is not None:
-            self._holding = True
-            cut = digit.start()
-        else:
-            cut = len(self._sentence)
+        cut, self._holding = self._hold_point()
         while cut > self._sent and self._sentence[cut - 1] in _NUMBER_LEAD:
             cut -= 1
         if cut > self._sent:
             out.append(self._sentence[self._sent : cut])
             self._sent = cut
+
+    def _hold_point(self) -> tuple[int, bool]:
+        """Where the releasable prose ends, and whether a number starts there (the table)."""
+        sentence = self._sentence
+        digit = _DIGIT.search(sentence, self._sent)
+        limit = digit.start() if digit is not None else len(sentence)
+        previous = ""
+        for word in _WORD.finditer(sentence, self._sent, limit):
+            if word.end() == len(sentence):
+                return word.start(), False  # it may grow into a number word
+            text = word[0]
+            if text.lower() in ARTICLES:
+                following = _WORD.match(sentence, word.end() + 1)
+                if following is None or following.end() == len(sentence):
+                    return word.start(), False  # decided by the next word
+                if is_quantity_word(sentence, word.end()):
+                    return word.start(), True
+            elif may_start_number(text, previous):
+                return word.start(), True
+            previous = text
+        return limit, digit is not None
 
     def _emit(self, out: list[str]) -> str:
         text = "".join(out)

@@ -32,6 +32,7 @@ from typing import NamedTuple
 from babel.numbers import get_decimal_symbol, get_group_symbol
 
 from grounding.lexicon import LEXICONS, merged
+from grounding.numerals import with_digits
 from grounding.phones import find_phones
 from grounding.terms import first_part
 
@@ -135,8 +136,17 @@ _CLOCK_BEFORE = re.compile(r"([^\W\d_]+)\.?[ \u00a0]+$")
 
 
 def read_numbers(text: str, language: str) -> list[Reading]:
-    """Every number of ``text`` (see the module table), in order."""
-    return list(_read(text, language))
+    """Every number of ``text`` (see the module table), in order; numbers written in words
+    or other digit forms read as their digits (:mod:`grounding.numerals`)."""
+    rewritten = with_digits(text, language)
+    if not rewritten.spans:
+        return list(_read(text, language))
+    readings = []
+    for reading in _read(rewritten.text, language):
+        start = rewritten.original(reading.start)
+        end = rewritten.original(reading.end, end=True)
+        readings.append(reading._replace(text=text[start:end], start=start, end=end))
+    return readings
 
 
 @lru_cache(maxsize=8192)

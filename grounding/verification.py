@@ -20,6 +20,7 @@ from typing import NamedTuple
 from grounding.claims import Claim, as_clock, extract_claims
 from grounding.facts import Fact
 from grounding.lookup import FactLookup, FactTable
+from grounding.numerals import spelled_out
 from grounding.rule import (
     NOT_IN_KB,
     REASONS,
@@ -177,7 +178,10 @@ class AnswerChecker:
         checked = self._checked.get(sentence)
         if checked is None:
             claims = (
-                extract_claims(sentence, language=self.language) if _has_digit(sentence) else []
+                extract_claims(sentence, language=self.language)
+                if _has_digit(sentence)
+                or spelled_out(sentence, self.language or text_language(sentence))
+                else []
             )
             checked = self._checked[sentence] = [
                 self._check_read_as_clock(claim, sentence) for claim in claims

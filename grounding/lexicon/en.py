@@ -2,9 +2,9 @@
 
 LANGUAGE = "en"
 
-CURRENCIES = {"sek": "SEK", "kr": "SEK", "kronor": "SEK", "crowns": "SEK", "eur": "EUR",
-              "euro": "EUR", "euros": "EUR", "€": "EUR", "usd": "USD", "dollar": "USD",
-              "dollars": "USD", "$": "USD", "gbp": "GBP", "£": "GBP"}  # fmt: skip
+CURRENCIES = {"sek": "SEK", "kr": "SEK", "kronor": "SEK", "crowns": "SEK", "öre": "öre",
+              "eur": "EUR", "euro": "EUR", "euros": "EUR", "€": "EUR", "usd": "USD",
+              "dollar": "USD", "dollars": "USD", "$": "USD", "gbp": "GBP", "£": "GBP"}  # fmt: skip
 
 UNITS = {
     "second": "second", "seconds": "second", "sec": "second", "minute": "minute",

@@ -2,7 +2,7 @@
 
 LANGUAGE = "sv"
 
-CURRENCIES = {"kr": "SEK", "kronor": "SEK", "krona": "SEK", "sek": "SEK", ":-": "SEK",
+CURRENCIES = {"kr": "SEK", "kronor": "SEK", "krona": "SEK", "sek": "SEK", ":-": "SEK", "öre": "öre",
               "euro": "EUR", "eur": "EUR", "€": "EUR",
               "dollar": "USD", "usd": "USD", "$": "USD"}  # fmt: skip
 

@@ -68,6 +68,37 @@ async def test_wrong_number_from_the_provider_never_reaches_a_frame(provider):
     await ws.disconnect()
 
 
+@pytest.mark.parametrize(
+    "spelled",
+    [
+        "Premium kostar femhundra kronor i månaden och har tio TB lagring.",
+        "Premium costs two hundred kronor a month.",
+        "Premium kostar tre hundra nittionio tusen kronor i månaden.",
+    ],
+)
+async def test_a_wrong_number_spelled_in_words_never_reaches_a_frame(provider, spelled):
+    """The provider spells a wrong number, token by token: no stream frame carries any of
+    its words, and the answer is withheld."""
+    provider.enqueue(Reply.from_text(spelled))
+    ws = await open_socket()
+    frames = await run_turn(ws, "Vad kostar premium?")
+    assert frames[-1]["grounded"] is False
+    assert frames[-1]["text"] == "Jag kan inte verifiera det."
+    streamed = "".join(f["delta"] for f in frames if f["type"] == "stream")
+    for word in ("femhundra", "tio", "two", "hundred", "tre", "hundra", "tusen"):
+        assert word not in streamed.lower().split(), (word, streamed)
+    await ws.disconnect()
+
+
+async def test_the_right_number_spelled_in_words_streams_and_is_grounded(provider):
+    provider.enqueue(Reply.from_text("Premium kostar trehundranittionio kronor i månaden."))
+    ws = await open_socket()
+    frames = await run_turn(ws, "Vad kostar premium?")
+    assert frames[-1]["grounded"] is True
+    assert "".join(f["delta"] for f in frames if f["type"] == "stream") == frames[-1]["text"]
+    await ws.disconnect()
+
+
 async def test_cancel_closes_the_provider_stream_at_once(provider):
     """Cancel during a slow stream: stream_end{cancelled} before any later token, provider closed.
 
