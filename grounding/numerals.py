@@ -93,7 +93,22 @@ def _alternation(words) -> str:
     return "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
 
 
-_SV_WORD = re.compile(rf"(?:{_alternation(SV_PARTS)})+", re.IGNORECASE)
+_SV_WHOLE_WORD = re.compile(rf"\b(?:{_alternation(SV_PARTS)})+\b", re.IGNORECASE)
+
+
+# Every character outside ASCII with a numeric value ("²", "⑵", "½", "٢", "𝟐").
+def _numeric_ranges() -> str:
+    """A character class of every non-ASCII character with a numeric value, as ranges."""
+    codes = [c for c in range(0x80, 0x20000) if unicodedata.numeric(chr(c), None) is not None]
+    ranges, start = [], codes[0]
+    for previous, code in zip(codes, [*codes[1:], None], strict=True):
+        if code != previous + 1:
+            ranges.append(f"{re.escape(chr(start))}-{re.escape(chr(previous))}")
+            start = code
+    return "[" + "".join(ranges) + "]"
+
+
+_ODD_DIGIT = re.compile(_numeric_ranges())
 _EN_PART = _alternation(EN_PARTS)
 # English: numeral words joined by spaces, hyphens, "and" and ", " (one thousand, two hundred).
 _EN_NUMBER = re.compile(rf"\b(?:{_EN_PART})(?:(?:[ -]|,? and |, )(?:{_EN_PART}))*\b", re.IGNORECASE)
@@ -116,9 +131,9 @@ _PHRASES = {
 _ORDINAL = re.compile(
     rf"\b({_alternation(EVERY)})[ \u00a0]+({_alternation(ORDINALS)})\b", re.IGNORECASE
 )
-_ODD_DIGIT = re.compile(r"[^\x00-\x7f]")
 
 
+@lru_cache(maxsize=4096)
 def sv_value(word: str) -> int | None:
     """The value of one Swedish numeral word ("trehundranittionio" -> 399), else None."""
     word = word.lower().replace("ettusen", "etttusen")
@@ -182,7 +197,7 @@ def is_quantity_word(text: str, end: int) -> bool:
 
 def _sv_numbers(text: str) -> list[Spelled]:
     found: list[Spelled] = []
-    words = [m for m in _WORD.finditer(text) if sv_value(m[0]) is not None]
+    words = [m for m in _SV_WHOLE_WORD.finditer(text) if sv_value(m[0]) is not None]
     i = 0
     while i < len(words):
         group = [words[i]]
@@ -263,8 +278,6 @@ def spelled_out(text: str, language: str) -> tuple[Spelled, ...]:
 
     for match in _ODD_DIGIT.finditer(text):
         char = match[0]
-        if unicodedata.numeric(char, None) is None:
-            continue
         digit = unicodedata.digit(char, None)
         spans.append(Spelled(match.start(), match.end(), "0" if digit is None else str(digit)))
     for phrases, pattern in ((PHRASES[lang], _PHRASES[lang]) for lang in ("sv", "en")):
@@ -338,4 +351,4 @@ def may_start_number(word: str, previous: str = "") -> bool:
         _ORDINAL_WORD.fullmatch(word) and _EVERY_WORD.fullmatch(previous)
     ):
         return True
-    return any(not c.isascii() and unicodedata.numeric(c, None) is not None for c in word)
+    return _ODD_DIGIT.search(word) is not None
