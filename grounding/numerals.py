@@ -41,7 +41,7 @@ SV_PARTS = {
     "sju": 7, "åtta": 8, "nio": 9, "tio": 10, "elva": 11, "tolv": 12, "tretton": 13,
     "fjorton": 14, "femton": 15, "sexton": 16, "sjutton": 17, "arton": 18, "aderton": 18,
     "nitton": 19, "tjugo": 20, "tjugu": 20, "trettio": 30, "fyrtio": 40, "femtio": 50,
-    "förtio": 40, "sextio": 60, "sjuttio": 70, "åttio": 80, "nittio": 90, "hundra": 100, "tusen": 1000,
+    "förtio": 40, "sextio": 60, "sjuttio": 70, "åttio": 80, "nittio": 90, "hundra": 100, "tusen": 1000, "ettusen": 1000,
     "miljon": 10**6, "miljoner": 10**6, "miljonen": 10**6, "miljard": 10**9, "miljarder": 10**9,
 }  # fmt: skip
 EN_PARTS = {
@@ -136,7 +136,7 @@ _ORDINAL = re.compile(
 @lru_cache(maxsize=4096)
 def sv_value(word: str) -> int | None:
     """The value of one Swedish numeral word ("trehundranittionio" -> 399), else None."""
-    word = word.lower().replace("ettusen", "etttusen")
+    word = word.lower()
     parts = re.findall(_alternation(SV_PARTS), word)
     if not parts or "".join(parts) != word:
         return None
@@ -171,7 +171,7 @@ def _combine(values: list[int]) -> int | None:
 def _parse_sv(words: list[str]) -> int | None:
     values: list[int] = []
     for word in words:
-        word = word.lower().replace("ettusen", "etttusen")
+        word = word.lower()
         parts = re.findall(_alternation(SV_PARTS), word)
         if not parts or "".join(parts) != word:
             return None
