@@ -112,7 +112,7 @@ def topic_score(claim: Claim, fact: Fact, question_terms: frozenset[str] = froze
 
 
 def _counts_for_topic(term: str) -> bool:
-    return not term.startswith(("weekday:", "#"))
+    return not term.startswith(("weekday:", "month:", "#"))
 
 
 def on_topic(
