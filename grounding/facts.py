@@ -351,9 +351,11 @@ _Inherited = tuple[str | None, str | None, str | None]  # (currency, unit, perio
 
 
 def _inherited(text: str, language: str) -> _Inherited:
-    """The currency, unit and period a header or lead-in states without a number of its own."""
-    if not text or read_numbers(text, language):
+    """The currency, unit and period a header or lead-in states outside its own numbers."""
+    if not text:
         return None, None, None
+    for reading in read_numbers(text, language):  # "Fixed 1 year (öre/kWh)": the unit is "öre"
+        text = text[: reading.start] + " " * (reading.end - reading.start) + text[reading.end :]
     currency = unit = None
     for word in _words(text.lower()):
         if word in _CURRENCIES and currency is None:

@@ -9,7 +9,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Protocol
 
-from grounding.facts import Fact, extract_facts
+from grounding.facts import Fact, extract_facts, label_terms
 from grounding.snippets import Snippet
 
 
@@ -29,6 +29,10 @@ class FactLookup(Protocol):
         """
         ...
 
+    def weight(self, term: str) -> float:
+        """How much ``term`` tells the KB's facts apart (see ``FactTable.weight``)."""
+        ...
+
 
 class FactTable:
     """A ``FactLookup`` over a list of facts, indexed once."""
@@ -44,6 +48,7 @@ class FactTable:
             by_file[fact.file].append(fact)
             for term in fact.qualifiers:
                 by_qualifier[term, fact.kind].append(fact)
+        self._names = frozenset().union(*(_names(fact) for fact in self.facts))
         self._by_key = dict(by_key)
         self._by_file = dict(by_file)
         self._by_qualifier = dict(by_qualifier)
@@ -79,3 +84,21 @@ class FactTable:
 
     def qualified_by(self, term: str, kind: str) -> Sequence[Fact]:
         return self._by_qualifier.get((term, kind), ())
+
+    def weight(self, term: str) -> float:
+        """2 for a term that names a subject somewhere in the KB, else 1.
+
+        A name is what labels a fact: a table row's key or column header, a list item's
+        "Label:", the words of an enumeration's item. Those tell siblings apart (a plan,
+        a weekday, a region, a season); a verb or "pris" in a sentence does not.
+        """
+        return NAME_WEIGHT if term in self._names else 1.0
+
+
+NAME_WEIGHT = 2.0
+
+
+def _names(fact: Fact) -> frozenset[str]:
+    if fact.cell is not None:
+        return fact.qualifiers
+    return label_terms(fact)

@@ -11,7 +11,7 @@ row holds:
 | 3 | unit | the claim states no unit or currency, or the fact's is the same (a header's "Price (SEK)" counts as the fact's) | ``different unit`` |
 | 4 | period | the claim states no period, or the fact's is the same ("per år", "i månaden", "an hour", "Årsavgift") | ``different period`` |
 | 5 | topic | among the candidates passing rows 1-4, the fact's line, row, header, headings and lead-in share the most terms with the claim's sentence and the question (weekdays and letters not counted; another number of the same line counts), and at least one (none needed for phone numbers, dates and codes, which name themselves, nor when the sentence and question name nothing but weekdays or letters); facts in the other language are candidates only when the claim's language has none | ``supporting line is about something else`` |
-| 6 | subject | no other fact with another value that the claim could be stated from (same kind, period and unit, or a measure in any unit; anywhere in the KB) matches the claim's own clause (then clause and lead: "Plan A har 99,5 % och svar inom 4 timmar") better than the fact's subject does while naming something the fact's subject lacks: "rad A" cannot take row B's price, "fredagar" cannot take Monday's hours, one product cannot take another's weight | ``wrong subject`` |
+| 6 | subject | no other fact with another value that the claim could be stated from (same kind, period and unit, or a measure in any unit; a plain count competes with amounts, quantities, durations and counts, a time with times and the ends of ranges; anywhere in the KB) matches the claim's own clause (then clause and lead: "Plan A har 99,5 % och svar inom 4 timmar") better than the fact's subject does while naming something the fact's subject lacks. Terms are weighed by what tells facts apart: a term that names a subject somewhere in the KB (a table's row key or column header, a list item's "Label:") counts twice, a verb or "pris" once, so "Hem Mellan kostar 139 kr" is the "Hem Mellan" column's cell, not the line where "Hem Ung kostar 69 kr". "rad A" cannot take row B's price, "fredagar" cannot take Monday's hours, "torsdagar" cannot take the end of Monday–Friday's range when Thursday has its own, one product cannot take another's weight | ``wrong subject`` |
 | 7 | name | when the fact's line, row or headings name one of the labelled subjects of its file (a table row's key, a list item's "Label:"), the claim's own clause names no other of them: "Plan B har 1 TB" is not backed by "Plan A ingår 1 TB" in a file with a "Plan B:" line | ``wrong subject`` |
 | 8 | identifier | a claim that is an identifier (letters written with digits: "SE4", "B2") needs rows 1-4 only: it is a name, and it must occur in the KB ("SE5" does not); in its sentence it binds the other numbers like any word (``n:se4`` among their terms) | ``not in the knowledge base`` |
 
@@ -22,7 +22,7 @@ and every fact of the KB found by value (:mod:`grounding.lookup`); the claim
 passes when any candidate supports it.
 """
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from grounding.claims import Claim
 from grounding.facts import Fact, label_terms
@@ -85,22 +85,37 @@ def could_be_stated_from(claim: Claim, fact: Fact) -> bool:
     return claim.kind is Kind.QUANTITY or claim.unit is None or claim.unit == fact.unit
 
 
-def conflicting_terms(claim: Claim, fact: Fact, siblings: Iterable[Fact]) -> frozenset[str]:
+def _unit_weight(term: str) -> float:
+    return 1.0
+
+
+def conflicting_terms(
+    claim: Claim,
+    fact: Fact,
+    siblings: Iterable[Fact],
+    weight: Callable[[str], float] = _unit_weight,
+) -> frozenset[str]:
     """The claim's terms that point to a sibling with another value rather than to ``fact``.
 
     Only a sibling the claim could be stated from (``could_be_stated_from``) competes. It is
     pointed to when it matches the claim better than the fact's subject does,
-    first by the claim's own clause, then by clause and lead together, and
+    first by the claim's own clause, then by clause and lead together, each
+    term counted by its ``weight`` (how few of the KB's facts carry it), and
     names something the fact's subject lacks.
     """
     own, both = claim.qualifiers, claim.qualifiers | claim.lead
-    fact_match = (len(own & fact.subject), len(both & fact.subject))
+
+    def match(subject: frozenset[str]) -> tuple[float, float]:
+        mine = sum(weight(term) for term in own & subject)
+        return round(mine, 6), round(mine + sum(weight(t) for t in (both - own) & subject), 6)
+
+    fact_match = match(fact.subject)
     named: set[str] = set()
     for sibling in siblings:
         if sibling.value == fact.value or not could_be_stated_from(claim, sibling):
             continue
         shared = both & sibling.subject
-        if (len(own & sibling.subject), len(shared)) > fact_match and shared - fact.subject:
+        if shared - fact.subject and match(sibling.subject) > fact_match:
             named |= shared - fact.subject
     return frozenset(named)
 
@@ -164,6 +179,7 @@ def supports(
     *,
     siblings: Iterable[Fact] = (),
     file_facts: Iterable[Fact] = (),
+    weight: Callable[[str], float] = _unit_weight,
 ) -> tuple[bool, str | None]:
     """(whether ``fact`` supports ``claim``, the reason when it does not): rows 1-4, 6 and 7.
 
@@ -177,6 +193,6 @@ def supports(
         return False, reason
     if is_identifier(claim):
         return True, None
-    if conflicting_terms(claim, fact, siblings) or other_names(claim, fact, file_facts):
+    if conflicting_terms(claim, fact, siblings, weight) or other_names(claim, fact, file_facts):
         return False, SUBJECT_MISMATCH
     return True, None

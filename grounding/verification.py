@@ -15,11 +15,13 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import chain
 from typing import NamedTuple
 
 from grounding.claims import Claim, as_clock, extract_claims
 from grounding.facts import Fact
 from grounding.lookup import FactLookup, FactTable
+from grounding.notation import Kind
 from grounding.rule import (
     NOT_IN_KB,
     REASONS,
@@ -138,6 +140,13 @@ def split_sentences(text: str) -> list[str]:
 
 # --- the checker -------------------------------------------------------------
 
+# Facts of these kinds compete with a fact of another kind for a claim of the key's kind: a
+# plain count may be any of them, a time may be the end of a range or a time of its own.
+_COMPETING_KINDS = {
+    Kind.COUNT: (Kind.AMOUNT, Kind.QUANTITY, Kind.DURATION, Kind.COUNT),
+    Kind.TIME: (Kind.TIME, Kind.TIME_RANGE),
+}
+
 
 class NumberCheck(NamedTuple):
     """The outcome for one number of an answer: a citation, or why there is none."""
@@ -198,8 +207,11 @@ class AnswerChecker:
         match in the claim's language proves nothing.
         """
         found: dict[int, Fact] = {}
+        kinds = _COMPETING_KINDS.get(claim.kind, ()) if claim.kind is not fact.kind else ()
         for term in claim.qualifiers | claim.lead:
-            for other in self.facts.qualified_by(term, fact.kind):
+            for other in chain.from_iterable(
+                self.facts.qualified_by(term, kind) for kind in (fact.kind, *kinds)
+            ):
                 if fact.language == claim.language or other.language == fact.language:
                     found[id(other)] = other
                 elif claim.qualifiers <= other.subject:
@@ -231,12 +243,16 @@ class AnswerChecker:
                 fact,
                 siblings=self._siblings(claim, fact),
                 file_facts=self.facts.in_lines(fact.file, 1, _ALL_LINES),
+                weight=self.facts.weight,
             )
             if ok:
                 return NumberCheck(claim, self._citation(fact), None)
             reasons.append(reason)
         if alike and not topical:
-            named = any(conflicting_terms(claim, f, self._siblings(claim, f)) for f in alike)
+            named = any(
+                conflicting_terms(claim, f, self._siblings(claim, f), self.facts.weight)
+                for f in alike
+            )
             reasons.append(SUBJECT_MISMATCH if named else TOPIC_MISMATCH)
         reason = min(reasons, key=REASONS.index) if reasons else NOT_IN_KB
         locations = [

@@ -22,7 +22,8 @@ UNITS = {
     "a": "A", "ampere": "A", "mah": "mAh",
     "gb": "GB", "tb": "TB", "mb": "MB", "kb": "kB", "mbit/s": "Mbit/s", "gbit/s": "Gbit/s",
     "procentenhet": "pp", "procentenheter": "pp",
-    "kvm": "m2", "m2": "m2", "m²": "m2", "kvadratmeter": "m2", "grader": "degree", "°c": "degC",
+    "öre": "öre", "kvm": "m2", "m2": "m2", "m²": "m2", "kvadratmeter": "m2",
+    "grader": "degree", "°c": "degC",
     "grader celsius": "degC", "grad celsius": "degC", "celsius": "degC",
 }  # fmt: skip
 

@@ -166,3 +166,53 @@ def test_a_changed_digit_is_never_supported(case, data):
     new = data.draw(st.sampled_from([d for d in "0123456789" if d != answer[i]]))
     changed = answer[:i] + new + answer[i + 1 :]
     assert not check(changed, question)[0], changed
+
+
+PLANS = {
+    "kb/hem.md": (
+        "# Hemförsäkring\n\n"
+        "| | Hem Start | Hem Mellan | Hem Total |\n|---|---|---|---|\n"
+        "| Premie per månad | 89 kr/mån | 139 kr/mån | 219 kr/mån |\n\n"
+        "Hem Ung är en variant av Hem Start och kostar 69 kr/mån.\n"
+    ),
+    "kb/kontakt.md": (
+        "# Contact\n\nOpening hours: Monday to Friday, 8 am–5 pm. "
+        "On Thursdays we are open until 7 pm.\n"
+    ),
+}
+PLAN_FACTS = FactTable.from_documents(PLANS)
+PLAN_SNIPPETS = [Snippet(file=file, text=text, start_line=1) for file, text in PLANS.items()]
+
+
+def test_a_name_outweighs_a_verb_the_sibling_shares():
+    """'kostar' is on Hem Ung's line; 'Mellan' names the column: the cell is the support."""
+    assert PLAN_FACTS.weight("mellan") > PLAN_FACTS.weight("kosta")
+    verdict = verify_answer("Hem Mellan kostar 139 kr/mån.", PLAN_SNIPPETS, facts=PLAN_FACTS)
+    assert verdict.grounded
+
+
+@pytest.mark.parametrize(
+    ("answer", "grounded"),
+    [
+        ("Hem Mellan kostar 139 kr/mån.", True),
+        ("Hem Total kostar 219 kr/mån.", True),
+        ("Hem Ung kostar 69 kr/mån.", True),
+        ("Hem Mellan kostar 219 kr/mån.", False),
+        ("Hem Total kostar 139 kr/mån.", False),
+        ("Hem Ung kostar 89 kr/mån.", False),
+    ],
+)
+def test_each_plan_is_bound_to_its_own_price(answer, grounded):
+    assert verify_answer(answer, PLAN_SNIPPETS, facts=PLAN_FACTS).grounded is grounded
+
+
+@pytest.mark.parametrize(
+    ("answer", "grounded"),
+    [
+        ("On Thursdays we are open until 7 pm.", True),
+        ("On Mondays we are open until 5 pm.", True),
+        ("On Thursdays we are open until 5 pm.", False),
+    ],
+)
+def test_a_time_competes_with_the_end_of_a_range(answer, grounded):
+    assert verify_answer(answer, PLAN_SNIPPETS, facts=PLAN_FACTS).grounded is grounded
