@@ -10,7 +10,7 @@ row holds:
 | 2 | kind | the kinds are equal, or the claim is a plain count and the fact an amount, quantity, duration or count (the answer left the unit out), or the claim is a time and the fact a time range | ``different kind of number`` |
 | 3 | unit | the claim states no unit or currency, or the fact's is the same (a header's "Price (SEK)" counts as the fact's) | ``different unit`` |
 | 4 | period | the claim states no period, or the fact's is the same ("per år", "i månaden", "an hour", "Årsavgift") | ``different period`` |
-| 5 | topic | among the candidates passing rows 1-4, the fact's line, row, header, headings and lead-in share the most terms with the claim's sentence and the question (weekdays and letters not counted; another number of the same line counts), and at least one (none needed for phone numbers, dates and codes, which name themselves, nor when the sentence and question name nothing but weekdays or letters); facts in the other language are candidates only when the claim's language has none | ``supporting line is about something else`` |
+| 5 | topic | among the candidates passing rows 1-4, the fact's line, row, header, headings and lead-in share the most terms with the claim's sentence and the question (weekdays, months and letters not counted; another number of the same line counts), and at least one (none needed for identifiers, nor when the sentence and question name nothing but weekdays or letters). No kind names itself: a phone number or a date is bound to its line like any value; one whose line shares no term passes only when no other phone number (date) of the KB is about a term of the sentence or question ("Ring oss på ..." in a KB with one phone; not "Call the outage line on <customer service's number>"). Facts in the other language are candidates only when the claim's language has none | ``supporting line is about something else`` |
 | 6 | subject | no other fact with another value that the claim could be stated from (same kind, period and unit, or a measure in any unit; a plain count competes with amounts, quantities, durations and counts, a time with times and the ends of ranges; anywhere in the KB) matches the claim's own clause (then clause and lead: "Plan A har 99,5 % och svar inom 4 timmar") better than the fact's subject does while naming something the fact's subject lacks. Terms are weighed by what tells facts apart: a term that names a subject somewhere in the KB (a table's row key or column header, a list item's "Label:") counts twice, a verb or "pris" once, so "Hem Mellan kostar 139 kr" is the "Hem Mellan" column's cell, not the line where "Hem Ung kostar 69 kr". "rad A" cannot take row B's price, "fredagar" cannot take Monday's hours, "torsdagar" cannot take the end of Monday–Friday's range when Thursday has its own, one product cannot take another's weight | ``wrong subject`` |
 | 7 | name | when the fact's line, row or headings name one of the labelled subjects of its file (a table row's key, a list item's "Label:"), the claim's own clause names no other of them: "Plan B har 1 TB" is not backed by "Plan A ingår 1 TB" in a file with a "Plan B:" line | ``wrong subject`` |
 | 8 | identifier | a claim that is an identifier (letters written with digits: "SE4", "B2") needs rows 1-4 only: it is a name, and it must occur in the KB ("SE5" does not); in its sentence it binds the other numbers like any word (``n:se4`` among their terms) | ``not in the knowledge base`` |
@@ -45,9 +45,8 @@ REASONS = (
     NOT_IN_KB,
 )
 
-# Values that name themselves: a phone number or a full date in the KB is that one, whatever
-# words surround it (a swap to another one is still caught by row 6).
-SELF_NAMING = frozenset({Kind.PHONE, Kind.DATE, Kind.CODE})
+# Values that name themselves: an identifier ("SE4") is that one, whatever words surround it.
+SELF_NAMING = frozenset({Kind.CODE})
 
 _UNIT_LEFT_OUT = frozenset({Kind.AMOUNT, Kind.QUANTITY, Kind.DURATION, Kind.COUNT})
 
@@ -123,10 +122,10 @@ def conflicting_terms(
 def topic_score(claim: Claim, fact: Fact, question_terms: frozenset[str] = frozenset()) -> int:
     """How many content terms the claim's sentence and the question share with the fact's context."""
     shared = (claim.subject | question_terms) & fact.context
-    return sum(1 for term in shared if _counts_for_topic(term))
+    return sum(1 for term in shared if counts_for_topic(term))
 
 
-def _counts_for_topic(term: str) -> bool:
+def counts_for_topic(term: str) -> bool:
     return not term.startswith(("weekday:", "month:", "#"))
 
 
@@ -139,7 +138,7 @@ def on_topic(
     best = max((score for score, _ in same), default=0)
     if best > 0:
         return [fact for score, fact in same if score == best]
-    says_nothing = not any(_counts_for_topic(term) for term in claim.subject | question_terms)
+    says_nothing = not any(counts_for_topic(term) for term in claim.subject | question_terms)
     if claim.kind in SELF_NAMING or says_nothing or not same:
         return [fact for _, fact in scored]
     return []

@@ -28,6 +28,7 @@ from grounding.rule import (
     SUBJECT_MISMATCH,
     TOPIC_MISMATCH,
     conflicting_terms,
+    counts_for_topic,
     on_topic,
     stated_alike,
     supports,
@@ -142,6 +143,9 @@ def split_sentences(text: str) -> list[str]:
 
 # Facts of these kinds compete with a fact of another kind for a claim of the key's kind: a
 # plain count may be any of them, a time may be the end of a range or a time of its own.
+# A phone number or a date whose line shares no term with the sentence still passes when no
+# other one of the KB is about what the sentence names ("Ring oss på ..." with one phone).
+_NAMED_BY_NO_OTHER = frozenset({Kind.PHONE, Kind.DATE})
 _COMPETING_KINDS = {
     Kind.COUNT: (Kind.AMOUNT, Kind.QUANTITY, Kind.DURATION, Kind.COUNT),
     Kind.TIME: (Kind.TIME, Kind.TIME_RANGE),
@@ -237,6 +241,8 @@ class AnswerChecker:
         reasons = [reason for fact in candidates if (reason := stated_alike(claim, fact))]
         alike = [fact for fact in candidates if stated_alike(claim, fact) is None]
         topical = on_topic(claim, alike, self.question_terms)
+        if not topical and claim.kind in _NAMED_BY_NO_OTHER and not self._named_elsewhere(claim):
+            topical = alike  # no phone (date) of the KB is about what the sentence names
         for fact in topical:
             ok, reason = supports(
                 claim,
@@ -262,6 +268,18 @@ class AnswerChecker:
         return NumberCheck(
             claim, None, UnsupportedNumber(claim.text, str(claim.kind), reason, locations)
         )
+
+    def _named_elsewhere(self, claim: Claim) -> bool:
+        """Whether a fact of the claim's kind with another value is about a term of the sentence
+        or the question: then a phone number (a date) whose own line shares none is withheld."""
+        for term in claim.subject | self.question_terms:
+            if not counts_for_topic(term):
+                continue
+            if any(
+                other.value != claim.value for other in self.facts.qualified_by(term, claim.kind)
+            ):
+                return True
+        return False
 
     def _citation(self, fact: Fact) -> Citation:
         score = self._context.get((fact.file, fact.line), 0.0)

@@ -216,3 +216,33 @@ def test_each_plan_is_bound_to_its_own_price(answer, grounded):
 )
 def test_a_time_competes_with_the_end_of_a_range(answer, grounded):
     assert verify_answer(answer, PLAN_SNIPPETS, facts=PLAN_FACTS).grounded is grounded
+
+
+PHONES = {
+    "kb/contact.md": (
+        "# Contact us\n\n## Customer service\n\nPhone: +46 31 740 22 00\n\n"
+        "## Outages\n\nOutage line (24/7): 020-66 55 44\n"
+    ),
+    "kb/dates.md": (
+        "# Premiejustering\n\nDen 1 mars 2026 höjs premierna för hemförsäkring med 2,5 %.\n"
+        "Premierna för bilförsäkring höjs med 4,2 % från 2026-04-01.\n"
+    ),
+}
+PHONE_FACTS = FactTable.from_documents(PHONES)
+PHONE_SNIPPETS = [Snippet(file=file, text=text, start_line=1) for file, text in PHONES.items()]
+
+
+@pytest.mark.parametrize(
+    ("answer", "question", "grounded"),
+    [
+        ("Call the outage line on 020-66 55 44.", "What is the outage number?", True),
+        ("Call customer service on 031-740 22 00.", "What is your phone number?", True),
+        ("Call the outage line on 031-740 22 00.", "What is the outage number?", False),
+        ("Call customer service on 020-66 55 44.", "What is your phone number?", False),
+        ("Hemförsäkringen höjs med 2,5 % den 1 mars 2026.", "När höjs premien?", True),
+        ("Hemförsäkringen höjs med 2,5 % den 1 april 2026.", "När höjs premien?", False),
+    ],
+)
+def test_no_kind_names_itself_a_phone_or_date_is_bound_to_its_line(answer, question, grounded):
+    verdict = verify_answer(answer, PHONE_SNIPPETS, facts=PHONE_FACTS, question=question)
+    assert verdict.grounded is grounded
