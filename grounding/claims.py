@@ -33,6 +33,7 @@ class Claim:
     qualifiers: frozenset[str]  # the terms of its own clause
     lead: frozenset[str]  # the sentence's opening words, for a clause after the first
     language: str
+    conditions: frozenset[str] = frozenset()  # "bound:min" for "över 24 år" (clauses.conditions_of)
 
     @property
     def key(self) -> str:
@@ -70,6 +71,7 @@ def extract_claims(text: str, *, language: str | None = None) -> list[Claim]:
                 qualifiers=clause.terms,
                 lead=lead,
                 language=language,
+                conditions=clause.conditions,
             )
         )
     return claims

@@ -39,11 +39,12 @@ class Clause:
     terms: frozenset[str]
     lead: frozenset[str]
     period: str | None  # a period its words state outside "per ..." (a compound's head)
+    conditions: frozenset[str] = frozenset()  # "bound:min", "incl:no": see ``conditions_of``
 
 
 def is_marker(term: str) -> bool:
     """Weekdays, months, letters and numbers: terms that qualify one clause, never a topic."""
-    return term.startswith(("weekday:", "month:", "#", "n:"))
+    return term.startswith(("weekday:", "month:", "#", "n:", "bound:", "incl:"))
 
 
 def clause_spans(text: str, readings: list[Reading]) -> list[tuple[int, int]]:
@@ -127,7 +128,16 @@ def clauses_of(text: str, readings: list[Reading], language: str) -> list[Clause
                 if (period := period_of_compound(word)) is not None:
                     break
         words = _without_dates(clause_text, readings, start)
-        found.append(Clause(reading, clause_text, terms(words, language) | numbers, lead, period))
+        found.append(
+            Clause(
+                reading,
+                clause_text,
+                terms(words, language) | numbers,
+                lead,
+                period,
+                conditions_of(text, reading),
+            )
+        )
     return found
 
 
@@ -138,3 +148,46 @@ def _without_dates(clause_text: str, readings: list[Reading], offset: int) -> st
             begin, stop = reading.start - offset, reading.end - offset
             clause_text = clause_text[:begin] + " " * (stop - begin) + clause_text[stop:]
     return clause_text
+
+
+def _alternatives(words) -> str:
+    return "|".join(re.escape(w) for w in sorted(set(words), key=len, reverse=True))
+
+
+_SPACE = r"[\s\u00a0]+"
+_BOUND_BEFORE = re.compile(
+    rf"(?<![\w.])(?:(?P<min>{_alternatives(merged('lower_bounds'))})|"
+    rf"(?P<max>{_alternatives(merged('upper_bounds'))})){_SPACE}"
+    rf"(?:(?:{_alternatives(merged('clock_markers'))})\.?{_SPACE})?$",
+    re.IGNORECASE,
+)
+_INCLUSION_AFTER = re.compile(
+    rf"^[^,;:()\n]{{0,24}}?(?<![\w])(?:(?P<yes>{_alternatives(merged('included'))})|"
+    rf"(?P<no>{_alternatives(merged('excluded'))}))\.?(?!\w)",
+    re.IGNORECASE,
+)
+_UNBOUNDED = frozenset({Kind.PHONE, Kind.TIME_RANGE, Kind.CODE, Kind.ORDINAL})
+
+
+def conditions_of(text: str, reading: Reading) -> frozenset[str]:
+    """The conditions a number's own words put on its value.
+
+    | written | term |
+    |---|---|
+    | a lower bound right before it ("över 24 år", "minst", "från", "at least", "after") | ``bound:min`` |
+    | an upper bound right before it ("under 24 år", "högst", "upp till", "up to", "before") | ``bound:max`` |
+    | "inkl."/"including" within a few words after it | ``incl:yes`` |
+    | "exkl."/"excluding"/"utan" within a few words after it | ``incl:no`` |
+
+    A range, a phone number or an identifier takes none ("från 8 till 17" is a range).
+    """
+    found = set()
+    is_range = reading.kind is not Kind.DATE and "-" in reading.value.lstrip("-")
+    if reading.kind not in _UNBOUNDED and not is_range:
+        bound = _BOUND_BEFORE.search(text[max(0, reading.start - 24) : reading.start])
+        if bound:
+            found.add("bound:min" if bound["min"] else "bound:max")
+    inclusion = _INCLUSION_AFTER.search(text[reading.end : reading.end + 40])
+    if inclusion and reading.kind not in _UNBOUNDED:
+        found.add("incl:yes" if inclusion["yes"] else "incl:no")
+    return frozenset(found)

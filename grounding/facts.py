@@ -11,6 +11,8 @@ numbers with :mod:`grounding.notation`. What a fact is about:
 | a table's header cell | its own cell + headings + the table's lead-in | its own cell + the nearest heading |
 | a heading | the heading path | the heading |
 
+A number's conditions (``bound:min`` for "över 24 år", ``incl:no`` for "exkl.
+moms": :func:`grounding.clauses.conditions_of`) join its qualifiers.
 Numbers next to a number in its row key or clause join both as ``n:<value>``
 (the 10 of "10 liter" qualifies the price in that row). Units, currencies and
 periods a cell does not state come from its column header ("Price (SEK)",
@@ -27,7 +29,7 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
 from grounding.chunking import parse_front_matter
-from grounding.clauses import clauses_of, is_marker
+from grounding.clauses import clauses_of, conditions_of, is_marker
 from grounding.lexicon import merged
 from grounding.notation import (
     TIME_UNITS,
@@ -198,7 +200,7 @@ class _Walker:
             yield self._fact(
                 reading,
                 subject=clause.terms | clause.lead | headings | lead_in_terms,
-                qualifiers=clause.terms | (headings if heading else nearest),
+                qualifiers=clause.terms | clause.conditions | (headings if heading else nearest),
                 context=context,
                 subject_text=self._path(clause.text.strip()),
                 line=line,
@@ -265,6 +267,7 @@ class _Walker:
                 inherited = _merge(_inherited(column_header, self.language), inherited_table)
                 in_key = column < key_end
                 for reading in readings:
+                    conditions = conditions_of(cell, reading)
                     reading = _inherit(reading, *inherited)
                     own = frozenset({f"n:{reading.value}"})
                     if row_index == 0:  # a header cell is about itself, not its neighbours
@@ -276,9 +279,10 @@ class _Walker:
                     yield self._fact(
                         reading,
                         subject=qualifiers | headings | lead_in_terms,
-                        qualifiers=(qualifiers | nearest)
-                        if not in_key
-                        else (qualifiers - own | nearest),
+                        qualifiers=(
+                            (qualifiers | nearest) if not in_key else (qualifiers - own | nearest)
+                        )
+                        | conditions,
                         context=row_context | header_context | headings | lead_in_terms,
                         subject_text=self._path(key_text if row_index else "", column_header),
                         line=line,

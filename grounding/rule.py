@@ -10,6 +10,7 @@ row holds:
 | 2 | kind | the kinds are equal, or the claim is a plain count and the fact an amount, quantity, duration or count (the answer left the unit out), or the claim is a time and the fact a time range | ``different kind of number`` |
 | 3 | unit | the claim states no unit or currency, or the fact's is the same (a header's "Price (SEK)" counts as the fact's) | ``different unit`` |
 | 4 | period | the claim states no period, or the fact's is the same ("per år", "i månaden", "an hour", "Årsavgift") | ``different period`` |
+| 4b | condition | the claim states no bound or inclusion, or the fact states none, or the same: a lower bound ("över", "minst", "från", "efter", "at least", "more than", "after") or an upper bound ("under", "högst", "upp till", "till", "före", "senast", "up to", "less than", "before", "until") right before the number, "inkl."/"including" or "exkl."/"excluding"/"utan" just after it ("under 24 år" does not support "över 24 år") | ``different bound or condition`` |
 | 5 | topic | among the candidates passing rows 1-4, the fact's line, row, header, headings and lead-in share the most terms with the claim's sentence and the question (weekdays, months and letters not counted; another number of the same line counts), and at least one (none needed for identifiers, nor when the sentence and question name nothing but weekdays or letters). No kind names itself: a phone number or a date is bound to its line like any value; one whose line shares no term passes only when no other phone number (date) of the KB is about a term of the sentence or question ("Ring oss på ..." in a KB with one phone; not "Call the outage line on <customer service's number>"). Facts in the other language are candidates only when the claim's language has none | ``supporting line is about something else`` |
 | 6 | subject | no other fact with another value that the claim could be stated from (same kind, period and unit, or a measure in any unit; a plain count competes with amounts, quantities, durations and counts, a time with times and the ends of ranges; anywhere in the KB) matches the claim's own clause (then clause and lead: "Plan A har 99,5 % och svar inom 4 timmar") better than the fact's subject does while naming something the fact's subject lacks. Terms are weighed by what tells facts apart: a term that names a subject somewhere in the KB (a table's row key or column header, a list item's "Label:") counts twice, a verb or "pris" once, so "Hem Mellan kostar 139 kr" is the "Hem Mellan" column's cell, not the line where "Hem Ung kostar 69 kr". "rad A" cannot take row B's price, "fredagar" cannot take Monday's hours, "torsdagar" cannot take the end of Monday–Friday's range when Thursday has its own, one product cannot take another's weight | ``wrong subject`` |
 | 7 | name | when the fact's line, row or headings name one of the labelled subjects of its file (a table row's key, a list item's "Label:"), the claim's own clause names no other of them: "Plan B har 1 TB" is not backed by "Plan A ingår 1 TB" in a file with a "Plan B:" line | ``wrong subject`` |
@@ -32,6 +33,7 @@ NOT_IN_KB = "not in the knowledge base"
 KIND_MISMATCH = "different kind of number"
 UNIT_MISMATCH = "different unit"
 PERIOD_MISMATCH = "different period"
+CONDITION_MISMATCH = "different bound or condition"
 TOPIC_MISMATCH = "supporting line is about something else"
 SUBJECT_MISMATCH = "wrong subject"
 
@@ -39,6 +41,7 @@ SUBJECT_MISMATCH = "wrong subject"
 REASONS = (
     SUBJECT_MISMATCH,
     TOPIC_MISMATCH,
+    CONDITION_MISMATCH,
     PERIOD_MISMATCH,
     UNIT_MISMATCH,
     KIND_MISMATCH,
@@ -145,14 +148,29 @@ def on_topic(
 
 
 def stated_alike(claim: Claim, fact: Fact) -> str | None:
-    """Rows 2-4: None when kind, unit and period fit, else the reason."""
+    """Rows 2-4b: None when kind, unit, period and conditions fit, else the reason."""
     if not kind_matches(claim, fact):
         return KIND_MISMATCH
     if claim.unit is not None and claim.unit != fact.unit:
         return UNIT_MISMATCH
     if claim.period is not None and claim.period != fact.period:
         return PERIOD_MISMATCH
+    if not conditions_agree(claim, fact):
+        return CONDITION_MISMATCH
     return None
+
+
+_CONDITION_FAMILIES = ("bound:", "incl:")
+
+
+def conditions_agree(claim: Claim, fact: Fact) -> bool:
+    """Row 4b: a bound or inclusion both state is the same ("över 24 år" is not "under 24 år")."""
+    for family in _CONDITION_FAMILIES:
+        said = {c for c in claim.conditions if c.startswith(family)}
+        stated = {q for q in fact.qualifiers if q.startswith(family)}
+        if said and stated and not said & stated:
+            return False
+    return True
 
 
 def other_names(claim: Claim, fact: Fact, file_facts: Iterable[Fact]) -> frozenset[str]:

@@ -53,3 +53,10 @@ ANSWER_WORDS = ("yes", "no", "ok", "okay", "sure")  # "Ja, ...": say nothing of 
 RANGE_OPENERS = ("between",)
 RANGE_JOINERS = ("and",)
 DEFINITE_ENDINGS = ()
+
+LOWER_BOUNDS = ("over", "at least", "more than", "from", "after", "minimum", "min", "above",
+                "no less than", "greater than")  # fmt: skip
+UPPER_BOUNDS = ("under", "up to", "less than", "before", "until", "maximum", "max", "at most",
+                "no more than", "below", "within", "fewer than")  # fmt: skip
+INCLUDED = ("incl", "including", "inclusive of")
+EXCLUDED = ("excl", "excluding", "exclusive of", "without")

@@ -56,3 +56,13 @@ RANGE_JOINERS = ("och",)
 # Definite and plural endings: a word the dictionary lacks ("Routern", a loanword) also
 # stands for its stem ("router").
 DEFINITE_ENDINGS = ("erna", "arna", "orna", "en", "et", "n")
+
+# Comparison words: a bound before a number belongs to its value ("över 24 år" is not "under
+# 24 år"); inclusion words after it too ("inkl. moms" is not "exkl. moms"). Not "senast":
+# "senast 30 dagar innan" is "minst 30 dagar innan".
+LOWER_BOUNDS = ("över", "minst", "från", "efter", "mer än", "fler än", "lägst", "fr.o.m.",
+                "ovanför", "större än")  # fmt: skip
+UPPER_BOUNDS = ("under", "högst", "upp till", "till", "före", "mindre än", "färre än", "max",
+                "maximalt", "inom", "t.o.m.", "innan", "som mest")  # fmt: skip
+INCLUDED = ("inkl", "inklusive")
+EXCLUDED = ("exkl", "exklusive", "utan")

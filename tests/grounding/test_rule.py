@@ -246,3 +246,48 @@ PHONE_SNIPPETS = [Snippet(file=file, text=text, start_line=1) for file, text in 
 def test_no_kind_names_itself_a_phone_or_date_is_bound_to_its_line(answer, question, grounded):
     verdict = verify_answer(answer, PHONE_SNIPPETS, facts=PHONE_FACTS, question=question)
     assert verdict.grounded is grounded
+
+
+BOUNDS = {
+    "kb/bil.md": (
+        "# Bilförsäkring\n\n"
+        "Om föraren är under 24 år när skadan inträffar tillkommer "
+        "en ungdomssjälvrisk på 5 000 kr.\n"
+        "Hyrbil ersätts med upp till 450 kr per dag.\n"
+    ),
+    "kb/tax.md": (
+        "# Energy tax\n\nThe energy tax is 44.08 öre/kWh excluding VAT, "
+        "which is 55.10 öre/kWh including VAT.\n"
+    ),
+}
+BOUND_FACTS = FactTable.from_documents(BOUNDS)
+BOUND_SNIPPETS = [Snippet(file=file, text=text, start_line=1) for file, text in BOUNDS.items()]
+
+
+@pytest.mark.parametrize(
+    ("answer", "grounded"),
+    [
+        ("Ungdomssjälvrisken på 5 000 kr gäller förare under 24 år.", True),
+        ("Ungdomssjälvrisken på 5 000 kr gäller förare som är 24 år.", True),
+        ("Ungdomssjälvrisken på 5 000 kr gäller förare som är över 24 år.", False),
+        ("Ungdomssjälvrisken på 5 000 kr gäller förare som är minst 24 år.", False),
+        ("Hyrbil ersätts med högst 450 kr per dag.", True),
+        ("Hyrbil ersätts med minst 450 kr per dag.", False),
+        ("The energy tax is 55.10 öre/kWh including VAT.", True),
+        ("The energy tax is 55.10 öre/kWh excluding VAT.", False),
+        ("The energy tax is 44.08 öre/kWh excl. VAT.", True),
+    ],
+)
+def test_a_bound_or_inclusion_belongs_to_the_value(answer, grounded):
+    assert verify_answer(answer, BOUND_SNIPPETS, facts=BOUND_FACTS).grounded is grounded
+
+
+@given(
+    st.sampled_from(["över", "minst", "från", "mer än", "at least", "more than", "after"]),
+    st.sampled_from(["under", "högst", "upp till", "före", "up to", "less than", "before"]),
+    st.integers(1, 10**6),
+)
+def test_opposite_bounds_never_support_each_other(lower, upper, value):
+    fact = extract_facts(f"Avgiften gäller {upper} {value} kr.\n", file="a.md", language="sv")[0]
+    (claim,) = extract_claims(f"Avgiften gäller {lower} {value} kr.", language="sv")
+    assert rule.stated_alike(claim, fact) == rule.CONDITION_MISMATCH
