@@ -14,6 +14,7 @@ row holds:
 | 5 | topic | among the candidates passing rows 1-4, the fact's line, row, header, headings and lead-in share the most terms with the claim's sentence and the question (weekdays, months and letters not counted; another number of the same line counts), and at least one (none needed for identifiers, nor when the sentence and question name nothing but weekdays or letters). No kind names itself: a phone number or a date is bound to its line like any value; one whose line shares no term passes only when no other phone number (date) of the KB is about a term of the sentence or question ("Ring oss på ..." in a KB with one phone; not "Call the outage line on <customer service's number>"). Facts in the other language are candidates only when the claim's language has none | ``supporting line is about something else`` |
 | 6 | subject | no other fact with another value that the claim could be stated from (same kind, period and unit, or a measure in any unit; a plain count competes with amounts, quantities, durations and counts, a time with times and the ends of ranges; anywhere in the KB) matches the claim's own clause (then clause and lead: "Plan A har 99,5 % och svar inom 4 timmar") better than the fact's subject does while naming something the fact's subject lacks. Terms are weighed by what tells facts apart: a term that names a subject somewhere in the KB (a table's row key or column header, a list item's "Label:") counts twice, a verb or "pris" once, so "Hem Mellan kostar 139 kr" is the "Hem Mellan" column's cell, not the line where "Hem Ung kostar 69 kr". "rad A" cannot take row B's price, "fredagar" cannot take Monday's hours, "torsdagar" cannot take the end of Monday–Friday's range when Thursday has its own, one product cannot take another's weight | ``wrong subject`` |
 | 7 | name | when the fact's line, row or headings name one of the labelled subjects of its file (a table row's key, a list item's "Label:"), the claim's own clause names no other of them: "Plan B har 1 TB" is not backed by "Plan A ingår 1 TB" in a file with a "Plan B:" line | ``wrong subject`` |
+| 7b | alternative | when the claim's own clause names one of a group of parallel names of the KB (a table's column headers, its row keys; "Hem Start", "Hem Mellan", "Hem Total"), the fact's subject has that name or no other of the group: "Home Total ... SEK 1,500" is not backed by "The standard excess on Home Mellan is SEK 1,500" | ``wrong subject`` |
 | 8 | identifier | a claim that is an identifier (letters written with digits: "SE4", "B2") needs rows 1-4 only: it is a name, and it must occur in the KB ("SE5" does not); in its sentence it binds the other numbers like any word (``n:se4`` among their terms) | ``not in the knowledge base`` |
 
 Terms are lemmas and compound parts (:mod:`grounding.terms`); values are
@@ -190,6 +191,32 @@ def other_names(claim: Claim, fact: Fact, file_facts: Iterable[Fact]) -> frozens
     return frozenset(found)
 
 
+Groups = Callable[[str], Sequence[tuple[frozenset[str], ...]]]
+
+
+def _no_groups(term: str) -> Sequence[tuple[frozenset[str], ...]]:
+    return ()
+
+
+def other_alternative(claim: Claim, fact: Fact, alternatives: Groups) -> frozenset[str]:
+    """Row 7b: a parallel name the fact is about while the claim names another of its group.
+
+    ``alternatives(term)`` gives the groups of parallel names (a table's column headers, its
+    row keys: ``FactLookup.alternatives``). "Home Total ... SEK 1,500" is not backed by a line
+    about Home Mellan when Start, Mellan and Total are a table's columns.
+    """
+    found: set[str] = set()
+    for term in claim.qualifiers:
+        for group in alternatives(term):
+            named = [name for name in group if name & claim.qualifiers]
+            if any(name & fact.subject for name in named):
+                continue
+            others = [n for n in group if n & fact.subject and not n & claim.qualifiers]
+            if others:
+                found |= frozenset().union(*named)
+    return frozenset(found)
+
+
 def supports(
     claim: Claim,
     fact: Fact,
@@ -197,6 +224,7 @@ def supports(
     siblings: Iterable[Fact] = (),
     file_facts: Iterable[Fact] = (),
     weight: Callable[[str], float] = _unit_weight,
+    alternatives: Groups = _no_groups,
 ) -> tuple[bool, str | None]:
     """(whether ``fact`` supports ``claim``, the reason when it does not): rows 1-4, 6 and 7.
 
@@ -210,6 +238,10 @@ def supports(
         return False, reason
     if is_identifier(claim):
         return True, None
-    if conflicting_terms(claim, fact, siblings, weight) or other_names(claim, fact, file_facts):
+    if (
+        conflicting_terms(claim, fact, siblings, weight)
+        or other_names(claim, fact, file_facts)
+        or other_alternative(claim, fact, alternatives)
+    ):
         return False, SUBJECT_MISMATCH
     return True, None

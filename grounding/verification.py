@@ -250,6 +250,7 @@ class AnswerChecker:
                 siblings=self._siblings(claim, fact),
                 file_facts=self.facts.in_lines(fact.file, 1, _ALL_LINES),
                 weight=self.facts.weight,
+                alternatives=self.facts.alternatives,
             )
             if ok:
                 return NumberCheck(claim, self._citation(fact), None)

@@ -291,3 +291,36 @@ def test_opposite_bounds_never_support_each_other(lower, upper, value):
     fact = extract_facts(f"Avgiften gäller {upper} {value} kr.\n", file="a.md", language="sv")[0]
     (claim,) = extract_claims(f"Avgiften gäller {lower} {value} kr.", language="sv")
     assert rule.stated_alike(claim, fact) == rule.CONDITION_MISMATCH
+
+
+ALTERNATIVES = {
+    "kb/hem.md": (
+        "# Hemförsäkring\n\n"
+        "| | Hem Start | Hem Mellan | Hem Total |\n|---|---|---|---|\n"
+        "| Självrisk | 3 000 kr | 1 500 kr | 1 000 kr |\n"
+        "| Premie per månad | 89 kr/mån | 139 kr/mån | 219 kr/mån |\n"
+    ),
+    "kb/english/faq.md": "# FAQ\n\nThe standard excess on Home Mellan is SEK 1,500.\n",
+}
+ALTERNATIVE_FACTS = FactTable.from_documents(ALTERNATIVES)
+ALTERNATIVE_SNIPPETS = [
+    Snippet(file=file, text=text, start_line=1) for file, text in ALTERNATIVES.items()
+]
+
+
+def test_a_tables_columns_are_a_group_of_alternatives():
+    groups = ALTERNATIVE_FACTS.alternatives("total")
+    assert (frozenset({"start"}), frozenset({"mellan"}), frozenset({"total"})) in groups
+
+
+@pytest.mark.parametrize(
+    ("answer", "grounded"),
+    [
+        ("The standard excess on Home Mellan is SEK 1,500.", True),
+        ("The standard excess on Home Total is SEK 1,500.", False),
+        ("The standard excess on Home Total is SEK 1,000.", True),
+    ],
+)
+def test_a_line_about_one_alternative_does_not_back_another(answer, grounded):
+    verdict = verify_answer(answer, ALTERNATIVE_SNIPPETS, facts=ALTERNATIVE_FACTS)
+    assert verdict.grounded is grounded
