@@ -121,7 +121,9 @@ def clauses_of(text: str, readings: list[Reading], language: str) -> list[Clause
             )
             lead = leads[key] = frozenset(t for t in terms(opening, language) if not is_marker(t))
         clause_text = text[start:end]
-        numbers = {f"n:{r.value}" for r in readings if r is not reading and start <= r.start < end}
+        numbers = {
+            number_term(text, r) for r in readings if r is not reading and start <= r.start < end
+        }
         period = None
         if reading.kind is Kind.AMOUNT and reading.period is None:
             for word in _WORD.findall(clause_text):
@@ -191,3 +193,11 @@ def conditions_of(text: str, reading: Reading) -> frozenset[str]:
     if inclusion and reading.kind not in _UNBOUNDED:
         found.add("incl:yes" if inclusion["yes"] else "incl:no")
     return frozenset(found)
+
+
+def number_term(text: str, reading: Reading) -> str:
+    """The term a number gives the words around it: ``n:1``, or ``n:<1`` for "yngre än 1 år"
+    (``n:>1`` after a lower bound), so a bounded key is not the plain one ("1 år")."""
+    bound = {"bound:max": "<", "bound:min": ">"}
+    prefix = next((bound[c] for c in conditions_of(text, reading) if c in bound), "")
+    return f"n:{prefix}{reading.value}"

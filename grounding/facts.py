@@ -29,7 +29,7 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
 from grounding.chunking import parse_front_matter
-from grounding.clauses import clauses_of, conditions_of, is_marker
+from grounding.clauses import clauses_of, conditions_of, is_marker, number_term
 from grounding.lexicon import merged
 from grounding.notation import (
     TIME_UNITS,
@@ -190,7 +190,7 @@ class _Walker:
         lead_in_terms = terms(lead_in, self.language) if lead_in else frozenset()
         headings = self._heading_terms()
         nearest = self._nearest_heading_terms()
-        numbers = {f"n:{reading.value}" for reading in readings}
+        numbers = {number_term(text, reading) for reading in readings}
         context = terms(text, self.language) | numbers | headings | lead_in_terms
         first_line = inline.map[0] if inline.map else 0
         for clause in clauses_of(text, readings, self.language):
@@ -249,7 +249,7 @@ class _Walker:
             key_text = " ".join(cells[:key_end])
             key_readings = read_numbers(key_text, self.language)
             key_terms = frozenset().union(*(terms(c, self.language) for c in cells[:key_end]))
-            key_terms |= {f"n:{r.value}" for r in key_readings}
+            key_terms |= {number_term(key_text, r) for r in key_readings}
             row_context = frozenset().union(*(terms(c, self.language) for c in cells))
             for column, cell in enumerate(cells):
                 readings = read_numbers(cell, self.language)
@@ -262,17 +262,18 @@ class _Walker:
                     else frozenset()
                 )
                 column_numbers = {
-                    f"n:{r.value}" for r in read_numbers(column_header, self.language)
+                    number_term(column_header, r)
+                    for r in read_numbers(column_header, self.language)
                 }
                 inherited = _merge(_inherited(column_header, self.language), inherited_table)
                 in_key = column < key_end
                 for reading in readings:
                     conditions = conditions_of(cell, reading)
                     reading = _inherit(reading, *inherited)
-                    own = frozenset({f"n:{reading.value}"})
+                    own = frozenset({number_term(cell, reading)})
                     if row_index == 0:  # a header cell is about itself, not its neighbours
                         cell_terms = terms(cell, self.language)
-                        cell_numbers = {f"n:{r.value}" for r in readings}
+                        cell_numbers = {number_term(cell, r) for r in readings}
                         qualifiers = cell_terms | (cell_numbers - own)
                     else:
                         qualifiers = (key_terms - own) | column_terms | column_numbers

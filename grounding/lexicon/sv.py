@@ -35,7 +35,8 @@ PERIODS = {
     "terminen": "term", "tillfälle": "occasion", "gång": "occasion", "gången": "occasion",
 }  # fmt: skip
 
-PERIOD_ADVERBS = {"årligen": "year", "månatligen": "month", "dagligen": "day",
+PERIOD_ADVERBS = {"årligen": "year", "årlig": "year", "årliga": "year", "årligt": "year",
+                  "månatligen": "month", "dagligen": "day",
                   "veckovis": "week", "månadsvis": "month", "timvis": "hour"}  # fmt: skip
 
 PER_MARKERS = ("per", "i", "om", "à", "/", "varje")
@@ -61,8 +62,10 @@ DEFINITE_ENDINGS = ("erna", "arna", "orna", "en", "et", "n")
 # 24 år"); inclusion words after it too ("inkl. moms" is not "exkl. moms"). Not "senast":
 # "senast 30 dagar innan" is "minst 30 dagar innan".
 LOWER_BOUNDS = ("över", "minst", "från", "efter", "mer än", "fler än", "lägst", "fr.o.m.",
-                "ovanför", "större än")  # fmt: skip
+                "ovanför", "större än",
+                "äldre än", "längre än", "högre än")  # fmt: skip
 UPPER_BOUNDS = ("under", "högst", "upp till", "till", "före", "mindre än", "färre än", "max",
-                "maximalt", "inom", "t.o.m.", "innan", "som mest")  # fmt: skip
+                "maximalt", "inom", "t.o.m.", "innan", "som mest",
+                "yngre än", "kortare än", "lägre än")  # fmt: skip
 INCLUDED = ("inkl", "inklusive")
 EXCLUDED = ("exkl", "exklusive", "utan")

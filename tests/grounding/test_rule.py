@@ -324,3 +324,34 @@ def test_a_tables_columns_are_a_group_of_alternatives():
 def test_a_line_about_one_alternative_does_not_back_another(answer, grounded):
     verdict = verify_answer(answer, ALTERNATIVE_SNIPPETS, facts=ALTERNATIVE_FACTS)
     assert verdict.grounded is grounded
+
+
+AGES = {
+    "kb/skador.md": (
+        "# Åldersavdrag\n\n| Föremålets ålder | Ersättning i procent av nypriset |\n|---|---|\n"
+        "| Yngre än 1 år | 100 % |\n| 1 år | 80 % |\n| 2 år | 65 % |\n"
+    ),
+    "kb/grid.md": (
+        "# Grid fee\n\nThe fees below are for the grid and include VAT.\n\n"
+        "| Main fuse | Annual fee | Monthly fee |\n|---|---|---|\n"
+        "| 16 A | SEK 4,680 | SEK 390 |\n| 35 A | SEK 11,280 | SEK 940 |\n"
+    ),
+}
+AGE_FACTS = FactTable.from_documents(AGES)
+AGE_SNIPPETS = [Snippet(file=file, text=text, start_line=1) for file, text in AGES.items()]
+
+
+@pytest.mark.parametrize(
+    ("answer", "grounded"),
+    [
+        ("En mobil som är yngre än 1 år ersätts med 100 % av nypriset.", True),
+        ("En mobil som är 1 år gammal ersätts med 80 % av nypriset.", True),
+        ("En mobil som är 1 år gammal ersätts med 100 % av nypriset.", False),
+        ("The annual grid fee for a 35 A fuse is SEK 11,280.", True),
+        ("The grid fee for a 35 A fuse is SEK 11,280 per month.", False),
+    ],
+)
+def test_a_bounded_row_key_is_not_the_plain_one_and_an_annual_header_states_a_period(
+    answer, grounded
+):
+    assert verify_answer(answer, AGE_SNIPPETS, facts=AGE_FACTS).grounded is grounded
