@@ -11,7 +11,7 @@ not state as a count is checked again as a clock (``as_clock``).
 import re
 from dataclasses import dataclass, replace
 
-from grounding.clauses import clauses_of
+from grounding.clauses import clauses_of, number_term
 from grounding.facts import value_keys
 from grounding.lexicon import merged
 from grounding.notation import Kind, read_numbers
@@ -33,6 +33,7 @@ class Claim:
     qualifiers: frozenset[str]  # the terms of its own clause
     lead: frozenset[str]  # the sentence's opening words, for a clause after the first
     language: str
+    conditions: frozenset[str] = frozenset()  # "bound:min" for "över 24 år" (clauses.conditions_of)
 
     @property
     def key(self) -> str:
@@ -48,7 +49,7 @@ def extract_claims(text: str, *, language: str | None = None) -> list[Claim]:
     marker = _LIST_MARKER.match(text)
     if marker and readings[0].start == marker.start(1):
         readings[0] = readings[0]._replace(kind=Kind.ORDINAL, unit=None, period=None)
-    sentence_terms = terms(text, language) | {f"n:{r.value}" for r in readings}
+    sentence_terms = terms(text, language) | {number_term(text, r) for r in readings}
     claims = []
     for index, clause in enumerate(clauses_of(text, readings, language)):
         reading = clause.reading
@@ -66,10 +67,11 @@ def extract_claims(text: str, *, language: str | None = None) -> list[Claim]:
                 value=reading.value,
                 unit=reading.unit,
                 period=reading.period,
-                subject=sentence_terms - {f"n:{reading.value}"},
+                subject=sentence_terms - {number_term(text, reading)},
                 qualifiers=clause.terms,
                 lead=lead,
                 language=language,
+                conditions=clause.conditions,
             )
         )
     return claims

@@ -1,7 +1,7 @@
 """Which words of a line or sentence belong to which of its numbers.
 
 Pure: no ORM, no I/O. A line that states several numbers splits into clauses
-at a conjunction or ";" between two numbers ("... 45 dagar för plan A
+at a conjunction, ";", a line break or a sentence's end between two numbers ("... 45 dagar för plan A
 och 60 dagar för plan B"); numbers with no such word between
 them share a clause ("kostar 450 kr per tillfälle, högst 10 kilo"). The
 same split serves KB lines (facts) and answer sentences (claims), so both
@@ -10,6 +10,7 @@ sides bind words to numbers the same way.
 | part | terms |
 |---|---|
 | the clause of a number | every term of it, plus ``n:<value>`` of the clause's other numbers; a line break ends a clause like ";" (each line of a paragraph is its own statement) |
+| an enumeration ("58.5% hydropower, 34.0% wind power and 7.5% solar power": commas, then a conjunction) | each item is a clause; the words before its first item are the lead of every item |
 | the lead (the paragraph's opening lines without a number, and the words before the first number of the number's own line) | its terms, without weekdays, letters and numbers (those qualify only their own clause) |
 | a compound before an amount ("dygnspriset 75 kr", "timpriset") | its head's period, when the amount states none |
 """
@@ -23,9 +24,11 @@ from grounding.notation import Kind, Reading, period_of_compound
 from grounding.terms import terms
 
 _CONJUNCTIONS = merged("conjunctions")
-_SPLIT = re.compile(
-    r";|\n|\b(?:" + "|".join(sorted(_CONJUNCTIONS, key=len, reverse=True)) + r")\b", re.IGNORECASE
-)
+_CONJUNCTION = r"\b(?:" + "|".join(sorted(_CONJUNCTIONS, key=len, reverse=True)) + r")\b"
+# A clause ends at ";", a line break, a sentence's end (a mark, a space, a capital) or a conjunction.
+_SPLIT = re.compile(r";|\n|(?<=[.!?])\s+(?-i:[A-ZÅÄÖ])|" + _CONJUNCTION, re.IGNORECASE)
+_ENUMERATION_END = re.compile(_CONJUNCTION, re.IGNORECASE)
+_COMMA = re.compile(r",\s")
 _WORD = re.compile(r"[^\W\d_]{4,}")
 
 
@@ -36,20 +39,55 @@ class Clause:
     terms: frozenset[str]
     lead: frozenset[str]
     period: str | None  # a period its words state outside "per ..." (a compound's head)
+    conditions: frozenset[str] = frozenset()  # "bound:min", "incl:no": see ``conditions_of``
 
 
 def is_marker(term: str) -> bool:
-    """Weekdays, letters and numbers: terms that qualify one clause, never a whole topic."""
-    return term.startswith(("weekday:", "#", "n:"))
+    """Weekdays, months, letters and numbers: terms that qualify one clause, never a topic."""
+    return term.startswith(("weekday:", "month:", "#", "n:", "bound:", "incl:"))
 
 
 def clause_spans(text: str, readings: list[Reading]) -> list[tuple[int, int]]:
     """(start, end) of the clause of each reading."""
+    return _clause_spans(text, readings)[0]
+
+
+def _clause_spans(
+    text: str, readings: list[Reading]
+) -> tuple[list[tuple[int, int]], dict[int, int]]:
+    """The clause spans, and for each reading of an enumeration where its first item starts.
+
+    An enumeration is a run of numbers separated by commas and closed by a conjunction
+    ("58.5% hydropower, 34.0% wind power and 7.5% solar power"): each item is a clause of
+    its own, and the words before the first item lead them all.
+    """
     cuts = [0]
+    commas: list[int] = []  # per gap: the last comma's position, or -1
+    conjunction: list[bool] = []
     for before, after in pairwise(readings):
         gap = list(_SPLIT.finditer(text, before.end, after.start))
         cuts.append(gap[-1].start() if gap else -1)
+        comma = list(_COMMA.finditer(text, before.end, after.start))
+        commas.append(comma[-1].start() if comma and not gap else -1)
+        conjunction.append(bool(gap) and bool(_ENUMERATION_END.fullmatch(gap[-1].group())))
     cuts.append(len(text))
+    first_item: dict[int, int] = {}
+    gap = 0
+    while gap < len(commas):
+        if commas[gap] == -1:
+            gap += 1
+            continue
+        end = gap
+        while end < len(commas) and commas[end] != -1:
+            end += 1
+        if end < len(commas) and conjunction[end]:  # commas, then "and": an enumeration
+            for index in range(gap, end):
+                cuts[index + 1] = commas[index]
+            if cuts[gap] == -1:  # the first item starts a clause of its own
+                cuts[gap] = readings[gap].start
+            for index in range(gap, end + 2):
+                first_item[index] = readings[gap].start
+        gap = end + 1
     spans = []
     for index in range(len(readings)):
         start = index
@@ -59,7 +97,7 @@ def clause_spans(text: str, readings: list[Reading]) -> list[tuple[int, int]]:
         while cuts[end] == -1:
             end += 1
         spans.append((cuts[start], cuts[end]))
-    return spans
+    return spans, first_item
 
 
 def clauses_of(text: str, readings: list[Reading], language: str) -> list[Clause]:
@@ -69,25 +107,97 @@ def clauses_of(text: str, readings: list[Reading], language: str) -> list[Clause
     head_end = text.rfind("\n", 0, readings[0].start) + 1  # the opening lines with no number
     leads: dict[int, frozenset[str]] = {}
     found = []
-    for reading, (start, end) in zip(readings, clause_spans(text, readings), strict=True):
+    spans, first_item = _clause_spans(text, readings)
+    for index, (reading, (start, end)) in enumerate(zip(readings, spans, strict=True)):
         line_start = text.rfind("\n", 0, reading.start) + 1
-        lead = leads.get(line_start)
+        key = first_item.get(index, line_start)
+        lead = leads.get(key)
         if lead is None:
-            first = next(r.start for r in readings if r.start >= line_start)
+            first = first_item.get(index) or next(
+                r.start for r in readings if r.start >= line_start
+            )
             opening = (
                 text[:first] if line_start <= head_end else text[:head_end] + text[line_start:first]
             )
-            lead = leads[line_start] = frozenset(
-                t for t in terms(opening, language) if not is_marker(t)
-            )
+            lead = leads[key] = frozenset(t for t in terms(opening, language) if not is_marker(t))
         clause_text = text[start:end]
-        numbers = {f"n:{r.value}" for r in readings if r is not reading and start <= r.start < end}
+        numbers = {
+            number_term(text, r) for r in readings if r is not reading and start <= r.start < end
+        }
         period = None
         if reading.kind is Kind.AMOUNT and reading.period is None:
             for word in _WORD.findall(clause_text):
                 if (period := period_of_compound(word)) is not None:
                     break
+        words = _without_dates(clause_text, readings, start)
         found.append(
-            Clause(reading, clause_text, terms(clause_text, language) | numbers, lead, period)
+            Clause(
+                reading,
+                clause_text,
+                terms(words, language) | numbers,
+                lead,
+                period,
+                conditions_of(text, reading),
+            )
         )
     return found
+
+
+def _without_dates(clause_text: str, readings: list[Reading], offset: int) -> str:
+    """The clause with its dates blanked: a date's month is its value, not its subject."""
+    for reading in readings:
+        if reading.kind is Kind.DATE and offset <= reading.start < offset + len(clause_text):
+            begin, stop = reading.start - offset, reading.end - offset
+            clause_text = clause_text[:begin] + " " * (stop - begin) + clause_text[stop:]
+    return clause_text
+
+
+def _alternatives(words) -> str:
+    return "|".join(re.escape(w) for w in sorted(set(words), key=len, reverse=True))
+
+
+_SPACE = r"[\s\u00a0]+"
+_BOUND_BEFORE = re.compile(
+    rf"(?<![\w.])(?:(?P<min>{_alternatives(merged('lower_bounds'))})|"
+    rf"(?P<max>{_alternatives(merged('upper_bounds'))})){_SPACE}"
+    rf"(?:(?:{_alternatives(merged('clock_markers'))})\.?{_SPACE})?$",
+    re.IGNORECASE,
+)
+_INCLUSION_AFTER = re.compile(
+    rf"^[^,;:()\n]{{0,24}}?(?<![\w])(?:(?P<yes>{_alternatives(merged('included'))})|"
+    rf"(?P<no>{_alternatives(merged('excluded'))}))\.?(?!\w)",
+    re.IGNORECASE,
+)
+_UNBOUNDED = frozenset({Kind.PHONE, Kind.TIME_RANGE, Kind.CODE, Kind.ORDINAL})
+
+
+def conditions_of(text: str, reading: Reading) -> frozenset[str]:
+    """The conditions a number's own words put on its value.
+
+    | written | term |
+    |---|---|
+    | a lower bound right before it ("över 24 år", "minst", "från", "at least", "after") | ``bound:min`` |
+    | an upper bound right before it ("under 24 år", "högst", "upp till", "up to", "before") | ``bound:max`` |
+    | "inkl."/"including" within a few words after it | ``incl:yes`` |
+    | "exkl."/"excluding"/"utan" within a few words after it | ``incl:no`` |
+
+    A range, a phone number or an identifier takes none ("från 8 till 17" is a range).
+    """
+    found = set()
+    is_range = reading.kind is not Kind.DATE and "-" in reading.value.lstrip("-")
+    if reading.kind not in _UNBOUNDED and not is_range:
+        bound = _BOUND_BEFORE.search(text[max(0, reading.start - 24) : reading.start])
+        if bound:
+            found.add("bound:min" if bound["min"] else "bound:max")
+    inclusion = _INCLUSION_AFTER.search(text[reading.end : reading.end + 40])
+    if inclusion and reading.kind not in _UNBOUNDED:
+        found.add("incl:yes" if inclusion["yes"] else "incl:no")
+    return frozenset(found)
+
+
+def number_term(text: str, reading: Reading) -> str:
+    """The term a number gives the words around it: ``n:1``, or ``n:<1`` for "yngre än 1 år"
+    (``n:>1`` after a lower bound), so a bounded key is not the plain one ("1 år")."""
+    bound = {"bound:max": "<", "bound:min": ">"}
+    prefix = next((bound[c] for c in conditions_of(text, reading) if c in bound), "")
+    return f"n:{prefix}{reading.value}"

@@ -11,6 +11,8 @@ numbers with :mod:`grounding.notation`. What a fact is about:
 | a table's header cell | its own cell + headings + the table's lead-in | its own cell + the nearest heading |
 | a heading | the heading path | the heading |
 
+A number's conditions (``bound:min`` for "över 24 år", ``incl:no`` for "exkl.
+moms": :func:`grounding.clauses.conditions_of`) join its qualifiers.
 Numbers next to a number in its row key or clause join both as ``n:<value>``
 (the 10 of "10 liter" qualifies the price in that row). Units, currencies and
 periods a cell does not state come from its column header ("Price (SEK)",
@@ -27,7 +29,7 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
 from grounding.chunking import parse_front_matter
-from grounding.clauses import clauses_of, is_marker
+from grounding.clauses import clauses_of, conditions_of, is_marker, number_term
 from grounding.lexicon import merged
 from grounding.notation import (
     TIME_UNITS,
@@ -188,7 +190,7 @@ class _Walker:
         lead_in_terms = terms(lead_in, self.language) if lead_in else frozenset()
         headings = self._heading_terms()
         nearest = self._nearest_heading_terms()
-        numbers = {f"n:{reading.value}" for reading in readings}
+        numbers = {number_term(text, reading) for reading in readings}
         context = terms(text, self.language) | numbers | headings | lead_in_terms
         first_line = inline.map[0] if inline.map else 0
         for clause in clauses_of(text, readings, self.language):
@@ -198,7 +200,7 @@ class _Walker:
             yield self._fact(
                 reading,
                 subject=clause.terms | clause.lead | headings | lead_in_terms,
-                qualifiers=clause.terms | (headings if heading else nearest),
+                qualifiers=clause.terms | clause.conditions | (headings if heading else nearest),
                 context=context,
                 subject_text=self._path(clause.text.strip()),
                 line=line,
@@ -247,7 +249,7 @@ class _Walker:
             key_text = " ".join(cells[:key_end])
             key_readings = read_numbers(key_text, self.language)
             key_terms = frozenset().union(*(terms(c, self.language) for c in cells[:key_end]))
-            key_terms |= {f"n:{r.value}" for r in key_readings}
+            key_terms |= {number_term(key_text, r) for r in key_readings}
             row_context = frozenset().union(*(terms(c, self.language) for c in cells))
             for column, cell in enumerate(cells):
                 readings = read_numbers(cell, self.language)
@@ -260,25 +262,28 @@ class _Walker:
                     else frozenset()
                 )
                 column_numbers = {
-                    f"n:{r.value}" for r in read_numbers(column_header, self.language)
+                    number_term(column_header, r)
+                    for r in read_numbers(column_header, self.language)
                 }
                 inherited = _merge(_inherited(column_header, self.language), inherited_table)
                 in_key = column < key_end
                 for reading in readings:
+                    conditions = conditions_of(cell, reading)
                     reading = _inherit(reading, *inherited)
-                    own = frozenset({f"n:{reading.value}"})
+                    own = frozenset({number_term(cell, reading)})
                     if row_index == 0:  # a header cell is about itself, not its neighbours
                         cell_terms = terms(cell, self.language)
-                        cell_numbers = {f"n:{r.value}" for r in readings}
+                        cell_numbers = {number_term(cell, r) for r in readings}
                         qualifiers = cell_terms | (cell_numbers - own)
                     else:
                         qualifiers = (key_terms - own) | column_terms | column_numbers
                     yield self._fact(
                         reading,
                         subject=qualifiers | headings | lead_in_terms,
-                        qualifiers=(qualifiers | nearest)
-                        if not in_key
-                        else (qualifiers - own | nearest),
+                        qualifiers=(
+                            (qualifiers | nearest) if not in_key else (qualifiers - own | nearest)
+                        )
+                        | conditions,
                         context=row_context | header_context | headings | lead_in_terms,
                         subject_text=self._path(key_text if row_index else "", column_header),
                         line=line,
@@ -351,12 +356,11 @@ _Inherited = tuple[str | None, str | None, str | None]  # (currency, unit, perio
 
 
 def _inherited(text: str, language: str) -> _Inherited:
-    """The currency, unit and period a header or lead-in states outside its own numbers
-    ("Fixed 1 year (öre/kWh)": öre; the year is the number's own)."""
+    """The currency, unit and period a header or lead-in states outside its own numbers."""
     if not text:
         return None, None, None
-    for reading in reversed(read_numbers(text, language)):
-        text = text[: reading.start] + " " + text[reading.end :]
+    for reading in read_numbers(text, language):  # "Fixed 1 year (öre/kWh)": the unit is "öre"
+        text = text[: reading.start] + " " * (reading.end - reading.start) + text[reading.end :]
     currency = unit = None
     for word in _words(text.lower()):
         if word in _CURRENCIES and currency is None:

@@ -9,7 +9,8 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Protocol
 
-from grounding.facts import Fact, extract_facts
+from grounding.clauses import is_marker
+from grounding.facts import Fact, extract_facts, label_terms
 from grounding.snippets import Snippet
 
 
@@ -29,6 +30,14 @@ class FactLookup(Protocol):
         """
         ...
 
+    def weight(self, term: str) -> float:
+        """How much ``term`` tells the KB's facts apart (see ``FactTable.weight``)."""
+        ...
+
+    def alternatives(self, term: str) -> Sequence[tuple[frozenset[str], ...]]:
+        """The groups of parallel names ``term`` belongs to (see ``FactTable.alternatives``)."""
+        ...
+
 
 class FactTable:
     """A ``FactLookup`` over a list of facts, indexed once."""
@@ -44,6 +53,12 @@ class FactTable:
             by_file[fact.file].append(fact)
             for term in fact.qualifiers:
                 by_qualifier[term, fact.kind].append(fact)
+        self._names = frozenset().union(*(_names(fact) for fact in self.facts))
+        by_group: dict[str, list[tuple[frozenset[str], ...]]] = defaultdict(list)
+        for group in _table_alternatives(self.facts):
+            for term in frozenset().union(*group):
+                by_group[term].append(group)
+        self._alternatives = dict(by_group)
         self._by_key = dict(by_key)
         self._by_file = dict(by_file)
         self._by_qualifier = dict(by_qualifier)
@@ -79,3 +94,68 @@ class FactTable:
 
     def qualified_by(self, term: str, kind: str) -> Sequence[Fact]:
         return self._by_qualifier.get((term, kind), ())
+
+    def weight(self, term: str) -> float:
+        """2 for a term that names a subject somewhere in the KB, else 1.
+
+        A name is what labels a fact: a table row's key or column header, a list item's
+        "Label:", the words of an enumeration's item. Those tell siblings apart (a plan,
+        a weekday, a region, a season); a verb or "pris" in a sentence does not.
+        """
+        return NAME_WEIGHT if term in self._names else 1.0
+
+    def alternatives(self, term: str) -> Sequence[tuple[frozenset[str], ...]]:
+        """The groups of parallel names with ``term`` in one of them.
+
+        A table's column headers are one group ("Hem Start", "Hem Mellan", "Hem Total": a fact
+        about one is not about another), its row keys another; terms every name of a group
+        shares ("hem") are left out, so each name is what tells it from the others.
+        """
+        return self._alternatives.get(term, ())
+
+
+NAME_WEIGHT = 2.0
+_MIN_ALTERNATIVES = 2
+
+
+def _table_alternatives(facts: Iterable[Fact]) -> list[tuple[frozenset[str], ...]]:
+    """Per table, its column names and its row names (see ``FactTable.alternatives``)."""
+    tables: dict[tuple[str, int], list[Fact]] = defaultdict(list)
+    for fact in facts:
+        if fact.cell is not None and fact.cell[0] > 0:
+            tables[fact.file, fact.line - fact.cell[0]].append(fact)  # rows follow their header
+    groups = []
+    for cells in tables.values():
+        common = frozenset.intersection(*(fact.qualifiers for fact in cells))
+        columns: dict[int, list[Fact]] = defaultdict(list)
+        rows: dict[int, list[Fact]] = defaultdict(list)
+        for fact in cells:
+            columns[fact.cell[1]].append(fact)
+            rows[fact.cell[0]].append(fact)
+        column_names = [
+            frozenset.intersection(*(fact.qualifiers for fact in column)) - common
+            for index, column in columns.items()
+            if index > 0 and len(column) >= _MIN_ALTERNATIVES  # the first column names the rows
+        ]
+        row_names = [label_terms(row[0]) for row in rows.values()]
+        for names in (column_names, row_names):
+            group = _distinct(names)
+            if len(group) >= _MIN_ALTERNATIVES:
+                groups.append(group)
+    return groups
+
+
+def _distinct(names: list[frozenset[str]]) -> tuple[frozenset[str], ...]:
+    """The names without the terms all of them share, and without markers and numbers."""
+    names = [frozenset(t for t in name if not is_marker(t)) for name in names]
+    names = [name for name in names if name]
+    if len(names) < _MIN_ALTERNATIVES:
+        return ()
+    shared = frozenset.intersection(*names)
+    return tuple(dict.fromkeys(name - shared for name in names if name - shared))
+
+
+def _names(fact: Fact) -> frozenset[str]:
+    if fact.cell is not None:
+        return fact.qualifiers
+    return label_terms(fact)

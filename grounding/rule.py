@@ -10,9 +10,11 @@ row holds:
 | 2 | kind | the kinds are equal, or the claim is a plain count and the fact an amount, quantity, duration or count (the answer left the unit out), or the claim is a time and the fact a time range | ``different kind of number`` |
 | 3 | unit | the claim states no unit or currency, or the fact's is the same (a header's "Price (SEK)" counts as the fact's) | ``different unit`` |
 | 4 | period | the claim states no period, or the fact's is the same ("per år", "i månaden", "an hour", "Årsavgift") | ``different period`` |
-| 5 | topic | among the candidates passing rows 1-4, the fact's line, row, header, headings and lead-in share the most terms with the claim's sentence and the question (weekdays and letters not counted; another number of the same line counts), and at least one (none needed for phone numbers, dates and codes, which name themselves, nor when the sentence and question name nothing but weekdays or letters); facts in the other language are candidates only when the claim's language has none | ``supporting line is about something else`` |
-| 6 | subject | no other fact with another value that the claim could be stated from (same kind, period and unit, or a measure in any unit; anywhere in the KB) matches the claim's own clause (then clause and lead: "Plan A har 99,5 % och svar inom 4 timmar") better than the fact's subject does while naming something the fact's subject lacks: "rad A" cannot take row B's price, "fredagar" cannot take Monday's hours, one product cannot take another's weight | ``wrong subject`` |
+| 4b | condition | the claim states no bound or inclusion, or the fact states none, or the same: a lower bound ("över", "minst", "från", "efter", "at least", "more than", "after") or an upper bound ("under", "högst", "upp till", "till", "före", "senast", "up to", "less than", "before", "until") right before the number, "inkl."/"including" or "exkl."/"excluding"/"utan" just after it ("under 24 år" does not support "över 24 år") | ``different bound or condition`` |
+| 5 | topic | among the candidates passing rows 1-4, the fact's line, row, header, headings and lead-in share the most terms with the claim's sentence and the question (weekdays, months and letters not counted; another number of the same line counts), and at least one (none needed for identifiers, nor when the sentence and question name nothing but weekdays or letters). No kind names itself: a phone number or a date is bound to its line like any value; one whose line shares no term passes only when no other phone number (date) of the KB is about a term of the sentence or question ("Ring oss på ..." in a KB with one phone; not "Call the outage line on <customer service's number>"). Facts in the other language are candidates only when the claim's language has none | ``supporting line is about something else`` |
+| 6 | subject | no other fact with another value that the claim could be stated from (same kind, period and unit, or a measure in any unit; a plain count competes with amounts, quantities, durations and counts, a time with times and the ends of ranges; anywhere in the KB) matches the claim's own clause (then clause and lead: "Plan A har 99,5 % och svar inom 4 timmar") better than the fact's subject does while naming something the fact's subject lacks. Terms are weighed by what tells facts apart: a term that names a subject somewhere in the KB (a table's row key or column header, a list item's "Label:") counts twice, a verb or "pris" once, so "Hem Mellan kostar 139 kr" is the "Hem Mellan" column's cell, not the line where "Hem Ung kostar 69 kr". "rad A" cannot take row B's price, "fredagar" cannot take Monday's hours, "torsdagar" cannot take the end of Monday–Friday's range when Thursday has its own, one product cannot take another's weight | ``wrong subject`` |
 | 7 | name | when the fact's line, row or headings name one of the labelled subjects of its file (a table row's key, a list item's "Label:"), the claim's own clause names no other of them: "Plan B har 1 TB" is not backed by "Plan A ingår 1 TB" in a file with a "Plan B:" line | ``wrong subject`` |
+| 7b | alternative | when the claim's own clause names one of a group of parallel names of the KB (a table's column headers, its row keys; "Hem Start", "Hem Mellan", "Hem Total"), the fact's subject has that name or no other of the group: "Home Total ... SEK 1,500" is not backed by "The standard excess on Home Mellan is SEK 1,500" | ``wrong subject`` |
 | 8 | identifier | a claim that is an identifier (letters written with digits: "SE4", "B2") needs rows 1-4 only: it is a name, and it must occur in the KB ("SE5" does not); in its sentence it binds the other numbers like any word (``n:se4`` among their terms) | ``not in the knowledge base`` |
 
 Terms are lemmas and compound parts (:mod:`grounding.terms`); values are
@@ -22,7 +24,7 @@ and every fact of the KB found by value (:mod:`grounding.lookup`); the claim
 passes when any candidate supports it.
 """
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from grounding.claims import Claim
 from grounding.facts import Fact, label_terms
@@ -32,6 +34,7 @@ NOT_IN_KB = "not in the knowledge base"
 KIND_MISMATCH = "different kind of number"
 UNIT_MISMATCH = "different unit"
 PERIOD_MISMATCH = "different period"
+CONDITION_MISMATCH = "different bound or condition"
 TOPIC_MISMATCH = "supporting line is about something else"
 SUBJECT_MISMATCH = "wrong subject"
 
@@ -39,15 +42,15 @@ SUBJECT_MISMATCH = "wrong subject"
 REASONS = (
     SUBJECT_MISMATCH,
     TOPIC_MISMATCH,
+    CONDITION_MISMATCH,
     PERIOD_MISMATCH,
     UNIT_MISMATCH,
     KIND_MISMATCH,
     NOT_IN_KB,
 )
 
-# Values that name themselves: a phone number or a full date in the KB is that one, whatever
-# words surround it (a swap to another one is still caught by row 6).
-SELF_NAMING = frozenset({Kind.PHONE, Kind.DATE, Kind.CODE})
+# Values that name themselves: an identifier ("SE4") is that one, whatever words surround it.
+SELF_NAMING = frozenset({Kind.CODE})
 
 _UNIT_LEFT_OUT = frozenset({Kind.AMOUNT, Kind.QUANTITY, Kind.DURATION, Kind.COUNT})
 
@@ -85,22 +88,37 @@ def could_be_stated_from(claim: Claim, fact: Fact) -> bool:
     return claim.kind is Kind.QUANTITY or claim.unit is None or claim.unit == fact.unit
 
 
-def conflicting_terms(claim: Claim, fact: Fact, siblings: Iterable[Fact]) -> frozenset[str]:
+def _unit_weight(term: str) -> float:
+    return 1.0
+
+
+def conflicting_terms(
+    claim: Claim,
+    fact: Fact,
+    siblings: Iterable[Fact],
+    weight: Callable[[str], float] = _unit_weight,
+) -> frozenset[str]:
     """The claim's terms that point to a sibling with another value rather than to ``fact``.
 
     Only a sibling the claim could be stated from (``could_be_stated_from``) competes. It is
     pointed to when it matches the claim better than the fact's subject does,
-    first by the claim's own clause, then by clause and lead together, and
+    first by the claim's own clause, then by clause and lead together, each
+    term counted by its ``weight`` (how few of the KB's facts carry it), and
     names something the fact's subject lacks.
     """
     own, both = claim.qualifiers, claim.qualifiers | claim.lead
-    fact_match = (len(own & fact.subject), len(both & fact.subject))
+
+    def match(subject: frozenset[str]) -> tuple[float, float]:
+        mine = sum(weight(term) for term in own & subject)
+        return round(mine, 6), round(mine + sum(weight(t) for t in (both - own) & subject), 6)
+
+    fact_match = match(fact.subject)
     named: set[str] = set()
     for sibling in siblings:
         if sibling.value == fact.value or not could_be_stated_from(claim, sibling):
             continue
         shared = both & sibling.subject
-        if (len(own & sibling.subject), len(shared)) > fact_match and shared - fact.subject:
+        if shared - fact.subject and match(sibling.subject) > fact_match:
             named |= shared - fact.subject
     return frozenset(named)
 
@@ -108,11 +126,11 @@ def conflicting_terms(claim: Claim, fact: Fact, siblings: Iterable[Fact]) -> fro
 def topic_score(claim: Claim, fact: Fact, question_terms: frozenset[str] = frozenset()) -> int:
     """How many content terms the claim's sentence and the question share with the fact's context."""
     shared = (claim.subject | question_terms) & fact.context
-    return sum(1 for term in shared if _counts_for_topic(term))
+    return sum(1 for term in shared if counts_for_topic(term))
 
 
-def _counts_for_topic(term: str) -> bool:
-    return not term.startswith(("weekday:", "#"))
+def counts_for_topic(term: str) -> bool:
+    return not term.startswith(("weekday:", "month:", "#"))
 
 
 def on_topic(
@@ -124,21 +142,36 @@ def on_topic(
     best = max((score for score, _ in same), default=0)
     if best > 0:
         return [fact for score, fact in same if score == best]
-    says_nothing = not any(_counts_for_topic(term) for term in claim.subject | question_terms)
+    says_nothing = not any(counts_for_topic(term) for term in claim.subject | question_terms)
     if claim.kind in SELF_NAMING or says_nothing or not same:
         return [fact for _, fact in scored]
     return []
 
 
 def stated_alike(claim: Claim, fact: Fact) -> str | None:
-    """Rows 2-4: None when kind, unit and period fit, else the reason."""
+    """Rows 2-4b: None when kind, unit, period and conditions fit, else the reason."""
     if not kind_matches(claim, fact):
         return KIND_MISMATCH
     if claim.unit is not None and claim.unit != fact.unit:
         return UNIT_MISMATCH
     if claim.period is not None and claim.period != fact.period:
         return PERIOD_MISMATCH
+    if not conditions_agree(claim, fact):
+        return CONDITION_MISMATCH
     return None
+
+
+_CONDITION_FAMILIES = ("bound:", "incl:")
+
+
+def conditions_agree(claim: Claim, fact: Fact) -> bool:
+    """Row 4b: a bound or inclusion both state is the same ("över 24 år" is not "under 24 år")."""
+    for family in _CONDITION_FAMILIES:
+        said = {c for c in claim.conditions if c.startswith(family)}
+        stated = {q for q in fact.qualifiers if q.startswith(family)}
+        if said and stated and not said & stated:
+            return False
+    return True
 
 
 def other_names(claim: Claim, fact: Fact, file_facts: Iterable[Fact]) -> frozenset[str]:
@@ -158,12 +191,40 @@ def other_names(claim: Claim, fact: Fact, file_facts: Iterable[Fact]) -> frozens
     return frozenset(found)
 
 
+Groups = Callable[[str], Sequence[tuple[frozenset[str], ...]]]
+
+
+def _no_groups(term: str) -> Sequence[tuple[frozenset[str], ...]]:
+    return ()
+
+
+def other_alternative(claim: Claim, fact: Fact, alternatives: Groups) -> frozenset[str]:
+    """Row 7b: a parallel name the fact is about while the claim names another of its group.
+
+    ``alternatives(term)`` gives the groups of parallel names (a table's column headers, its
+    row keys: ``FactLookup.alternatives``). "Home Total ... SEK 1,500" is not backed by a line
+    about Home Mellan when Start, Mellan and Total are a table's columns.
+    """
+    found: set[str] = set()
+    for term in claim.qualifiers:
+        for group in alternatives(term):
+            named = [name for name in group if name & claim.qualifiers]
+            if any(name & fact.subject for name in named):
+                continue
+            others = [n for n in group if n & fact.subject and not n & claim.qualifiers]
+            if others:
+                found |= frozenset().union(*named)
+    return frozenset(found)
+
+
 def supports(
     claim: Claim,
     fact: Fact,
     *,
     siblings: Iterable[Fact] = (),
     file_facts: Iterable[Fact] = (),
+    weight: Callable[[str], float] = _unit_weight,
+    alternatives: Groups = _no_groups,
 ) -> tuple[bool, str | None]:
     """(whether ``fact`` supports ``claim``, the reason when it does not): rows 1-4, 6 and 7.
 
@@ -177,6 +238,10 @@ def supports(
         return False, reason
     if is_identifier(claim):
         return True, None
-    if conflicting_terms(claim, fact, siblings) or other_names(claim, fact, file_facts):
+    if (
+        conflicting_terms(claim, fact, siblings, weight)
+        or other_names(claim, fact, file_facts)
+        or other_alternative(claim, fact, alternatives)
+    ):
         return False, SUBJECT_MISMATCH
     return True, None

@@ -12,7 +12,9 @@ Pure: no ORM, no I/O. A term is what the subject rule compares:
 | a stopword written with a capital inside a sentence ("Hem Mellan", "Plan Over") | the word: part of a name |
 | an abbreviated weekday after "/" ("kr/mån") | nothing: a period, not a weekday |
 | an ordinal word ("andra", "third") | ``n:2``, ``n:3``: the number it stands for |
-| stopwords, units, currencies, periods, months, per-markers | nothing: values and units are compared by the rule itself |
+| a month, or a range of them ("November–March", "from April to October") | ``month:11`` ... for every month covered ("may" only capitalised) |
+| a period adverb ("hourly", "månatligen") | the word: "the hourly price" names a plan; as a period it is read by :mod:`grounding.notation` |
+| stopwords, units, currencies, periods, per-markers | nothing: values and units are compared by the rule itself |
 
 Numbers are not terms here; facts and claims add the values next to a number as ``n:<value>``.
 """
@@ -36,7 +38,7 @@ _MIN_KNOWN_HEAD = 4
 
 def _noise() -> frozenset[str]:
     words: set[str] = set()
-    for field in ("currencies", "units", "periods", "period_adverbs", "months"):
+    for field in ("currencies", "units", "periods"):
         words |= set(merged(field))
     for field in ("per_markers", "clock_markers", "time_suffixes", "answer_words"):
         words |= set(merged(field))
@@ -46,6 +48,16 @@ def _noise() -> frozenset[str]:
 
 _NOISE = _noise()
 _WEEKDAYS = merged("weekdays")
+_MONTHS = merged("months")
+# Month names that are also words when written in lower case ("may"): a month only capitalised.
+_LOWER_CASE_WORDS = frozenset(
+    name
+    for language, lexicon in LEXICONS.items()
+    for name in lexicon.months
+    if any(name not in other.months for other in LEXICONS.values())
+    and simplemma.is_known(name, lang=language)
+    and language == "en"
+)
 _ORDINALS = merged("ordinal_words")
 _RANGE = frozenset({"–", "—", "-", "to", "till"})
 # Languages that write compounds as one word, with the letters that may join their parts.
@@ -158,7 +170,7 @@ def terms(text: str, language: str) -> frozenset[str]:
     """Every term of ``text`` (see the module table)."""
     found: set[str] = set()
     tokens = list(_TOKEN.finditer(text))
-    previous_day = None
+    previous_day = previous_month = None
     for index, match in enumerate(tokens):
         raw = match.group()
         word = raw.lower()
@@ -172,11 +184,22 @@ def terms(text: str, language: str) -> frozenset[str]:
                 and index >= 2
                 and tokens[index - 1].group().lower() in _RANGE
             ):
-                found.update(f"weekday:{d}" for d in _days_between(previous_day, day))
+                found.update(f"weekday:{d}" for d in _between(previous_day, day, 7))
             previous_day = day
             continue
+        month = _MONTHS.get(word.rstrip("."))
+        if month is not None and (raw[0].isupper() or word not in _LOWER_CASE_WORDS):
+            found.add(f"month:{month}")
+            if (
+                previous_month is not None
+                and index >= 2
+                and tokens[index - 1].group().lower() in _RANGE
+            ):
+                found.update(f"month:{m}" for m in _between(previous_month, month, 12))
+            previous_month = month
+            continue
         if word not in _RANGE:
-            previous_day = None
+            previous_day = previous_month = None
         if len(raw) == 1:
             if raw.isupper() and (_inside_sentence(text, match.start()) or text.strip() == raw):
                 found.add("#" + word)
@@ -215,12 +238,13 @@ def text_language(text: str) -> str:
 _SWEDISH_SIGNS = re.compile(r"[åäöÅÄÖ]")
 
 
-def _days_between(first: int, last: int) -> list[int]:
-    days, day = [], first
-    while day != last:
-        days.append(day)
-        day = day % 7 + 1
-    return days
+def _between(first: int, last: int, cycle: int) -> list[int]:
+    """The days (or months) from ``first`` up to ``last``, round the week (or year)."""
+    found, current = [], first
+    while current != last:
+        found.append(current)
+        current = current % cycle + 1
+    return found
 
 
 def _inside_sentence(text: str, position: int) -> bool:

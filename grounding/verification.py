@@ -15,11 +15,13 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import chain
 from typing import NamedTuple
 
 from grounding.claims import Claim, as_clock, extract_claims
 from grounding.facts import Fact
 from grounding.lookup import FactLookup, FactTable
+from grounding.notation import Kind
 from grounding.numerals import spelled_out
 from grounding.rule import (
     NOT_IN_KB,
@@ -27,6 +29,7 @@ from grounding.rule import (
     SUBJECT_MISMATCH,
     TOPIC_MISMATCH,
     conflicting_terms,
+    counts_for_topic,
     on_topic,
     stated_alike,
     supports,
@@ -139,6 +142,16 @@ def split_sentences(text: str) -> list[str]:
 
 # --- the checker -------------------------------------------------------------
 
+# Facts of these kinds compete with a fact of another kind for a claim of the key's kind: a
+# plain count may be any of them, a time may be the end of a range or a time of its own.
+# A phone number or a date whose line shares no term with the sentence still passes when no
+# other one of the KB is about what the sentence names ("Ring oss på ..." with one phone).
+_NAMED_BY_NO_OTHER = frozenset({Kind.PHONE, Kind.DATE})
+_COMPETING_KINDS = {
+    Kind.COUNT: (Kind.AMOUNT, Kind.QUANTITY, Kind.DURATION, Kind.COUNT),
+    Kind.TIME: (Kind.TIME, Kind.TIME_RANGE),
+}
+
 
 class NumberCheck(NamedTuple):
     """The outcome for one number of an answer: a citation, or why there is none."""
@@ -202,8 +215,11 @@ class AnswerChecker:
         match in the claim's language proves nothing.
         """
         found: dict[int, Fact] = {}
+        kinds = _COMPETING_KINDS.get(claim.kind, ()) if claim.kind is not fact.kind else ()
         for term in claim.qualifiers | claim.lead:
-            for other in self.facts.qualified_by(term, fact.kind):
+            for other in chain.from_iterable(
+                self.facts.qualified_by(term, kind) for kind in (fact.kind, *kinds)
+            ):
                 if fact.language == claim.language or other.language == fact.language:
                     found[id(other)] = other
                 elif claim.qualifiers <= other.subject:
@@ -229,18 +245,25 @@ class AnswerChecker:
         reasons = [reason for fact in candidates if (reason := stated_alike(claim, fact))]
         alike = [fact for fact in candidates if stated_alike(claim, fact) is None]
         topical = on_topic(claim, alike, self.question_terms)
+        if not topical and claim.kind in _NAMED_BY_NO_OTHER and not self._named_elsewhere(claim):
+            topical = alike  # no phone (date) of the KB is about what the sentence names
         for fact in topical:
             ok, reason = supports(
                 claim,
                 fact,
                 siblings=self._siblings(claim, fact),
                 file_facts=self.facts.in_lines(fact.file, 1, _ALL_LINES),
+                weight=self.facts.weight,
+                alternatives=self.facts.alternatives,
             )
             if ok:
                 return NumberCheck(claim, self._citation(fact), None)
             reasons.append(reason)
         if alike and not topical:
-            named = any(conflicting_terms(claim, f, self._siblings(claim, f)) for f in alike)
+            named = any(
+                conflicting_terms(claim, f, self._siblings(claim, f), self.facts.weight)
+                for f in alike
+            )
             reasons.append(SUBJECT_MISMATCH if named else TOPIC_MISMATCH)
         reason = min(reasons, key=REASONS.index) if reasons else NOT_IN_KB
         locations = [
@@ -250,6 +273,18 @@ class AnswerChecker:
         return NumberCheck(
             claim, None, UnsupportedNumber(claim.text, str(claim.kind), reason, locations)
         )
+
+    def _named_elsewhere(self, claim: Claim) -> bool:
+        """Whether a fact of the claim's kind with another value is about a term of the sentence
+        or the question: then a phone number (a date) whose own line shares none is withheld."""
+        for term in claim.subject | self.question_terms:
+            if not counts_for_topic(term):
+                continue
+            if any(
+                other.value != claim.value for other in self.facts.qualified_by(term, claim.kind)
+            ):
+                return True
+        return False
 
     def _citation(self, fact: Fact) -> Citation:
         score = self._context.get((fact.file, fact.line), 0.0)

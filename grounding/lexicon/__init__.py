@@ -42,6 +42,10 @@ class Lexicon:
     compounds: bool  # whether the language writes compounds as one word
     linking: str  # letters that may join the parts of a compound ("s" in "medlemsavgift")
     definite_endings: tuple[str, ...]  # "-en", "-n": a definite form's ending ("Routern")
+    lower_bounds: tuple[str, ...]  # "över", "at least": before a number, a lower bound
+    upper_bounds: tuple[str, ...]  # "under", "up to": before a number, an upper bound
+    included: tuple[str, ...]  # "inkl", "including": after a number, what it includes
+    excluded: tuple[str, ...]  # "exkl", "excluding": after a number, what it leaves out
 
 
 def _lexicon(module: ModuleType) -> Lexicon:
@@ -78,6 +82,10 @@ def _lexicon(module: ModuleType) -> Lexicon:
         compounds=module.COMPOUNDS,
         linking=module.COMPOUND_LINKING,
         definite_endings=tuple(module.DEFINITE_ENDINGS),
+        lower_bounds=tuple(module.LOWER_BOUNDS),
+        upper_bounds=tuple(module.UPPER_BOUNDS),
+        included=tuple(module.INCLUDED),
+        excluded=tuple(module.EXCLUDED),
     )
 
 

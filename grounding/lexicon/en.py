@@ -34,7 +34,8 @@ PERIODS = {
     "annum": "year", "occasion": "occasion", "time": "occasion", "visit": "occasion",
 }  # fmt: skip
 
-PERIOD_ADVERBS = {"yearly": "year", "annually": "year", "monthly": "month", "weekly": "week",
+PERIOD_ADVERBS = {"yearly": "year", "annually": "year", "annual": "year", "monthly": "month",
+                  "weekly": "week",
                   "daily": "day", "hourly": "hour", "quarterly": "quarter"}  # fmt: skip
 
 PER_MARKERS = ("per", "a", "an", "each", "every", "/")
@@ -53,3 +54,12 @@ ANSWER_WORDS = ("yes", "no", "ok", "okay", "sure")  # "Ja, ...": say nothing of 
 RANGE_OPENERS = ("between",)
 RANGE_JOINERS = ("and",)
 DEFINITE_ENDINGS = ()
+
+LOWER_BOUNDS = ("over", "at least", "more than", "from", "after", "minimum", "min", "above",
+                "no less than", "greater than",
+                "older than", "longer than", "higher than")  # fmt: skip
+UPPER_BOUNDS = ("under", "up to", "less than", "before", "until", "maximum", "max", "at most",
+                "no more than", "below", "within", "fewer than",
+                "younger than", "shorter than", "lower than")  # fmt: skip
+INCLUDED = ("incl", "including", "inclusive of")
+EXCLUDED = ("excl", "excluding", "exclusive of", "without")

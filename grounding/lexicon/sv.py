@@ -22,7 +22,8 @@ UNITS = {
     "a": "A", "ampere": "A", "mah": "mAh",
     "gb": "GB", "tb": "TB", "mb": "MB", "kb": "kB", "mbit/s": "Mbit/s", "gbit/s": "Gbit/s",
     "procentenhet": "pp", "procentenheter": "pp",
-    "kvm": "m2", "m2": "m2", "m²": "m2", "kvadratmeter": "m2", "grader": "degree", "°c": "degC",
+    "öre": "öre", "kvm": "m2", "m2": "m2", "m²": "m2", "kvadratmeter": "m2",
+    "grader": "degree", "°c": "degC",
     "grader celsius": "degC", "grad celsius": "degC", "celsius": "degC",
 }  # fmt: skip
 
@@ -34,7 +35,8 @@ PERIODS = {
     "terminen": "term", "tillfälle": "occasion", "gång": "occasion", "gången": "occasion",
 }  # fmt: skip
 
-PERIOD_ADVERBS = {"årligen": "year", "månatligen": "month", "dagligen": "day",
+PERIOD_ADVERBS = {"årligen": "year", "årlig": "year", "årliga": "year", "årligt": "year",
+                  "månatligen": "month", "dagligen": "day",
                   "veckovis": "week", "månadsvis": "month", "timvis": "hour"}  # fmt: skip
 
 PER_MARKERS = ("per", "i", "om", "à", "/", "varje")
@@ -55,3 +57,15 @@ RANGE_JOINERS = ("och",)
 # Definite and plural endings: a word the dictionary lacks ("Routern", a loanword) also
 # stands for its stem ("router").
 DEFINITE_ENDINGS = ("erna", "arna", "orna", "en", "et", "n")
+
+# Comparison words: a bound before a number belongs to its value ("över 24 år" is not "under
+# 24 år"); inclusion words after it too ("inkl. moms" is not "exkl. moms"). Not "senast":
+# "senast 30 dagar innan" is "minst 30 dagar innan".
+LOWER_BOUNDS = ("över", "minst", "från", "efter", "mer än", "fler än", "lägst", "fr.o.m.",
+                "ovanför", "större än",
+                "äldre än", "längre än", "högre än")  # fmt: skip
+UPPER_BOUNDS = ("under", "högst", "upp till", "till", "före", "mindre än", "färre än", "max",
+                "maximalt", "inom", "t.o.m.", "innan", "som mest",
+                "yngre än", "kortare än", "lägre än")  # fmt: skip
+INCLUDED = ("inkl", "inklusive")
+EXCLUDED = ("exkl", "exklusive", "utan")

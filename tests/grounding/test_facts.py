@@ -127,3 +127,29 @@ def test_opening_lines_without_a_number_lead_every_line():
     )
     assert {"max", "startavgift"} <= by_value(facts, "99").subject
     assert "månadsavgift" not in by_value(facts, "99").subject
+
+
+def test_an_enumeration_binds_each_item_to_its_own_words():
+    text = "In 2025 our mix was 58.5% hydropower, 34.0% wind power and 7.5% solar power.\n"
+    facts = extract_facts(text, file="a.md", language="en")
+    hydro, wind = by_value(facts, "58.5"), by_value(facts, "34")
+    assert "hydropower" in hydro.subject and "wind" not in hydro.subject
+    assert "wind" in wind.subject and "hydropower" not in wind.subject
+    assert "mix" in wind.subject  # the words before the first item lead every item
+
+
+def test_a_sentence_end_ends_a_clause():
+    text = "Opening hours: Monday to Friday, 8 am–5 pm. On Thursdays we are open until 7 pm.\n"
+    facts = extract_facts(text, file="a.md", language="en")
+    assert "until" not in by_value(facts, "08:00-17:00").qualifiers
+    assert "until" in by_value(facts, "19:00").qualifiers
+
+
+def test_months_are_markers_of_their_clause_and_a_dates_month_is_its_value():
+    facts = extract_facts(
+        "| Season | Price |\n|---|---|\n| Energy price, November–March | 78.40 öre/kWh |\n",
+        file="a.md",
+    )
+    assert {"month:11", "month:12", "month:1", "month:3"} <= by_value(facts, "78.4").subject
+    dated = extract_facts("Premien höjs med 2,5 % den 1 april 2026.\n", file="a.md")
+    assert "month:4" not in by_value(dated, "2.5").subject

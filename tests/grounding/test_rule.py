@@ -166,3 +166,192 @@ def test_a_changed_digit_is_never_supported(case, data):
     new = data.draw(st.sampled_from([d for d in "0123456789" if d != answer[i]]))
     changed = answer[:i] + new + answer[i + 1 :]
     assert not check(changed, question)[0], changed
+
+
+PLANS = {
+    "kb/hem.md": (
+        "# Hemförsäkring\n\n"
+        "| | Hem Start | Hem Mellan | Hem Total |\n|---|---|---|---|\n"
+        "| Premie per månad | 89 kr/mån | 139 kr/mån | 219 kr/mån |\n\n"
+        "Hem Ung är en variant av Hem Start och kostar 69 kr/mån.\n"
+    ),
+    "kb/kontakt.md": (
+        "# Contact\n\nOpening hours: Monday to Friday, 8 am–5 pm. "
+        "On Thursdays we are open until 7 pm.\n"
+    ),
+}
+PLAN_FACTS = FactTable.from_documents(PLANS)
+PLAN_SNIPPETS = [Snippet(file=file, text=text, start_line=1) for file, text in PLANS.items()]
+
+
+def test_a_name_outweighs_a_verb_the_sibling_shares():
+    """'kostar' is on Hem Ung's line; 'Mellan' names the column: the cell is the support."""
+    assert PLAN_FACTS.weight("mellan") > PLAN_FACTS.weight("kosta")
+    verdict = verify_answer("Hem Mellan kostar 139 kr/mån.", PLAN_SNIPPETS, facts=PLAN_FACTS)
+    assert verdict.grounded
+
+
+@pytest.mark.parametrize(
+    ("answer", "grounded"),
+    [
+        ("Hem Mellan kostar 139 kr/mån.", True),
+        ("Hem Total kostar 219 kr/mån.", True),
+        ("Hem Ung kostar 69 kr/mån.", True),
+        ("Hem Mellan kostar 219 kr/mån.", False),
+        ("Hem Total kostar 139 kr/mån.", False),
+        ("Hem Ung kostar 89 kr/mån.", False),
+    ],
+)
+def test_each_plan_is_bound_to_its_own_price(answer, grounded):
+    assert verify_answer(answer, PLAN_SNIPPETS, facts=PLAN_FACTS).grounded is grounded
+
+
+@pytest.mark.parametrize(
+    ("answer", "grounded"),
+    [
+        ("On Thursdays we are open until 7 pm.", True),
+        ("On Mondays we are open until 5 pm.", True),
+        ("On Thursdays we are open until 5 pm.", False),
+    ],
+)
+def test_a_time_competes_with_the_end_of_a_range(answer, grounded):
+    assert verify_answer(answer, PLAN_SNIPPETS, facts=PLAN_FACTS).grounded is grounded
+
+
+PHONES = {
+    "kb/contact.md": (
+        "# Contact us\n\n## Customer service\n\nPhone: +46 31 740 22 00\n\n"
+        "## Outages\n\nOutage line (24/7): 020-66 55 44\n"
+    ),
+    "kb/dates.md": (
+        "# Premiejustering\n\nDen 1 mars 2026 höjs premierna för hemförsäkring med 2,5 %.\n"
+        "Premierna för bilförsäkring höjs med 4,2 % från 2026-04-01.\n"
+    ),
+}
+PHONE_FACTS = FactTable.from_documents(PHONES)
+PHONE_SNIPPETS = [Snippet(file=file, text=text, start_line=1) for file, text in PHONES.items()]
+
+
+@pytest.mark.parametrize(
+    ("answer", "question", "grounded"),
+    [
+        ("Call the outage line on 020-66 55 44.", "What is the outage number?", True),
+        ("Call customer service on 031-740 22 00.", "What is your phone number?", True),
+        ("Call the outage line on 031-740 22 00.", "What is the outage number?", False),
+        ("Call customer service on 020-66 55 44.", "What is your phone number?", False),
+        ("Hemförsäkringen höjs med 2,5 % den 1 mars 2026.", "När höjs premien?", True),
+        ("Hemförsäkringen höjs med 2,5 % den 1 april 2026.", "När höjs premien?", False),
+    ],
+)
+def test_no_kind_names_itself_a_phone_or_date_is_bound_to_its_line(answer, question, grounded):
+    verdict = verify_answer(answer, PHONE_SNIPPETS, facts=PHONE_FACTS, question=question)
+    assert verdict.grounded is grounded
+
+
+BOUNDS = {
+    "kb/bil.md": (
+        "# Bilförsäkring\n\n"
+        "Om föraren är under 24 år när skadan inträffar tillkommer "
+        "en ungdomssjälvrisk på 5 000 kr.\n"
+        "Hyrbil ersätts med upp till 450 kr per dag.\n"
+    ),
+    "kb/tax.md": (
+        "# Energy tax\n\nThe energy tax is 44.08 öre/kWh excluding VAT, "
+        "which is 55.10 öre/kWh including VAT.\n"
+    ),
+}
+BOUND_FACTS = FactTable.from_documents(BOUNDS)
+BOUND_SNIPPETS = [Snippet(file=file, text=text, start_line=1) for file, text in BOUNDS.items()]
+
+
+@pytest.mark.parametrize(
+    ("answer", "grounded"),
+    [
+        ("Ungdomssjälvrisken på 5 000 kr gäller förare under 24 år.", True),
+        ("Ungdomssjälvrisken på 5 000 kr gäller förare som är 24 år.", True),
+        ("Ungdomssjälvrisken på 5 000 kr gäller förare som är över 24 år.", False),
+        ("Ungdomssjälvrisken på 5 000 kr gäller förare som är minst 24 år.", False),
+        ("Hyrbil ersätts med högst 450 kr per dag.", True),
+        ("Hyrbil ersätts med minst 450 kr per dag.", False),
+        ("The energy tax is 55.10 öre/kWh including VAT.", True),
+        ("The energy tax is 55.10 öre/kWh excluding VAT.", False),
+        ("The energy tax is 44.08 öre/kWh excl. VAT.", True),
+    ],
+)
+def test_a_bound_or_inclusion_belongs_to_the_value(answer, grounded):
+    assert verify_answer(answer, BOUND_SNIPPETS, facts=BOUND_FACTS).grounded is grounded
+
+
+@given(
+    st.sampled_from(["över", "minst", "från", "mer än", "at least", "more than", "after"]),
+    st.sampled_from(["under", "högst", "upp till", "före", "up to", "less than", "before"]),
+    st.integers(1, 10**6),
+)
+def test_opposite_bounds_never_support_each_other(lower, upper, value):
+    fact = extract_facts(f"Avgiften gäller {upper} {value} kr.\n", file="a.md", language="sv")[0]
+    (claim,) = extract_claims(f"Avgiften gäller {lower} {value} kr.", language="sv")
+    assert rule.stated_alike(claim, fact) == rule.CONDITION_MISMATCH
+
+
+ALTERNATIVES = {
+    "kb/hem.md": (
+        "# Hemförsäkring\n\n"
+        "| | Hem Start | Hem Mellan | Hem Total |\n|---|---|---|---|\n"
+        "| Självrisk | 3 000 kr | 1 500 kr | 1 000 kr |\n"
+        "| Premie per månad | 89 kr/mån | 139 kr/mån | 219 kr/mån |\n"
+    ),
+    "kb/english/faq.md": "# FAQ\n\nThe standard excess on Home Mellan is SEK 1,500.\n",
+}
+ALTERNATIVE_FACTS = FactTable.from_documents(ALTERNATIVES)
+ALTERNATIVE_SNIPPETS = [
+    Snippet(file=file, text=text, start_line=1) for file, text in ALTERNATIVES.items()
+]
+
+
+def test_a_tables_columns_are_a_group_of_alternatives():
+    groups = ALTERNATIVE_FACTS.alternatives("total")
+    assert (frozenset({"start"}), frozenset({"mellan"}), frozenset({"total"})) in groups
+
+
+@pytest.mark.parametrize(
+    ("answer", "grounded"),
+    [
+        ("The standard excess on Home Mellan is SEK 1,500.", True),
+        ("The standard excess on Home Total is SEK 1,500.", False),
+        ("The standard excess on Home Total is SEK 1,000.", True),
+    ],
+)
+def test_a_line_about_one_alternative_does_not_back_another(answer, grounded):
+    verdict = verify_answer(answer, ALTERNATIVE_SNIPPETS, facts=ALTERNATIVE_FACTS)
+    assert verdict.grounded is grounded
+
+
+AGES = {
+    "kb/skador.md": (
+        "# Åldersavdrag\n\n| Föremålets ålder | Ersättning i procent av nypriset |\n|---|---|\n"
+        "| Yngre än 1 år | 100 % |\n| 1 år | 80 % |\n| 2 år | 65 % |\n"
+    ),
+    "kb/grid.md": (
+        "# Grid fee\n\nThe fees below are for the grid and include VAT.\n\n"
+        "| Main fuse | Annual fee | Monthly fee |\n|---|---|---|\n"
+        "| 16 A | SEK 4,680 | SEK 390 |\n| 35 A | SEK 11,280 | SEK 940 |\n"
+    ),
+}
+AGE_FACTS = FactTable.from_documents(AGES)
+AGE_SNIPPETS = [Snippet(file=file, text=text, start_line=1) for file, text in AGES.items()]
+
+
+@pytest.mark.parametrize(
+    ("answer", "grounded"),
+    [
+        ("En mobil som är yngre än 1 år ersätts med 100 % av nypriset.", True),
+        ("En mobil som är 1 år gammal ersätts med 80 % av nypriset.", True),
+        ("En mobil som är 1 år gammal ersätts med 100 % av nypriset.", False),
+        ("The annual grid fee for a 35 A fuse is SEK 11,280.", True),
+        ("The grid fee for a 35 A fuse is SEK 11,280 per month.", False),
+    ],
+)
+def test_a_bounded_row_key_is_not_the_plain_one_and_an_annual_header_states_a_period(
+    answer, grounded
+):
+    assert verify_answer(answer, AGE_SNIPPETS, facts=AGE_FACTS).grounded is grounded

@@ -49,3 +49,9 @@ def test_a_capitalised_stopword_inside_a_sentence_is_part_of_a_name():
 def test_an_abbreviated_weekday_after_a_slash_is_a_period():
     assert "weekday:1" not in terms("139 kr/mån", "sv")
     assert "weekday:1" in terms("mån–fre 8–17", "sv")
+
+
+def test_months_and_month_ranges_are_markers():
+    assert {f"month:{m}" for m in (11, 12, 1, 2, 3)} <= terms("November–March", "en")
+    assert "month:5" not in terms("you may cancel", "en")
+    assert "hourly" in terms("the hourly price", "en")
