@@ -39,7 +39,8 @@ class Case:
     answer: str
     expect: Expect
     kind: str
-    line: int  # 1-based line of the case file
+    line: int  # 1-based line of the case file (of the KB file, for a generated case)
+    source: str = ""  # the KB file a generated case was made from
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,6 +116,7 @@ class Report:
             "misses": [
                 {
                     "line": r.case.line,
+                    **({"source": r.case.source} if r.case.source else {}),
                     "kind": r.case.kind,
                     "expect": str(r.case.expect),
                     "question": r.case.question,

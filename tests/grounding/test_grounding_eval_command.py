@@ -7,6 +7,8 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from grounding import selectors
+from grounding.evaluation import Outcome
+from grounding.management.commands import grounding_eval
 from grounding.models import KBDocument
 
 PRICING = "# Priser\n\n- Premium kostar 399 kr/månad.\n- Basic kostar 99 kr/månad.\n"
@@ -196,3 +198,47 @@ def test_a_miss_lists_the_kb_lines_that_state_its_number(kb, case_file):
     output, _ = run(case_file(swapped), "--kb-dir", kb)
     assert "expected grounded, got WITHHELD" in output
     assert "in the KB: kb/pricing.md:3 - Premium kostar 399 kr/månad." in output
+
+
+@pytest.mark.django_db(transaction=True)
+def test_mutate_makes_cases_from_the_kbs_facts_and_prints_rates_per_kind(kb):
+    """No case file: restatements and wrong answers of the KB's own facts, per kind; the
+    small KB's guard withholds every wrong one, so the exit status is 0."""
+    output, status = run("--mutate", "--kb-dir", kb)
+    assert status == 0, output
+    assert "generated from" in output
+    for kind in ("restate_exact", "restate_words", "wrong_sibling", "wrong_digit", "wrong_words"):
+        assert kind in output, kind
+    assert "Facts no reader can tell apart: 0 pairs (0.0% of the facts)" in output
+
+
+@pytest.mark.django_db(transaction=True)
+def test_mutate_json_lists_the_facts_no_reader_can_tell_apart(write_kb):
+    """Two prices under one heading with the same words: a pair for the editor, no swap."""
+    selectors.clear_index_cache()
+    twice = "# Priser\n\n- Premium kostar 399 kr/månad.\n- Premium kostar 499 kr/månad.\n"
+    kb_dir = write_kb({"pricing.md": twice})
+    out = StringIO()
+    with pytest.raises(CommandError):  # 100 % of the facts cannot be told apart
+        call_command("grounding_eval", "--mutate", "--kb-dir", str(kb_dir), "--json", stdout=out)
+    result = json.loads(out.getvalue())
+    assert result["facts"] == 2 and result["indistinguishable_share"] == 1.0
+    pair = result["indistinguishable"][0]
+    assert {pair["a"]["value"], pair["b"]["value"]} == {"399", "499"}
+    assert not any(k["kind"] == "wrong_sibling" for k in result["kinds"])
+    selectors.clear_index_cache()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_mutate_fails_when_a_generated_wrong_answer_passes(kb, monkeypatch):
+    """A guard that lets everything through is caught: exit 1, naming the count."""
+    monkeypatch.setattr(grounding_eval, "chat_check", lambda q, a: Outcome(True, None, {}))
+    output, status = run("--mutate", "--kb-dir", kb)
+    assert status == 1
+    assert "generated wrong answers passed" in output
+
+
+@pytest.mark.django_db(transaction=True)
+def test_mutate_and_a_case_file_together_are_refused(kb, case_file):
+    output, status = run(case_file(GROUNDED), "--mutate")
+    assert status == 1 and "not both" in output

@@ -1,5 +1,9 @@
 """``manage.py grounding_eval CASES.jsonl``: score the chat's checker on a case file.
 
+``manage.py grounding_eval --mutate``: no case file; the cases are made from the
+current index's own facts (:mod:`grounding.mutation`): wrong answers that must be
+withheld, restatements that must pass, and the facts no reader could tell apart.
+
 Each case goes through ``answer_check``, the retrieval and verification that
 ``verify_answer`` and the chat run, on the current index. ``--kb-dir DIR``
 first makes the current database's index hold exactly the ``*.md`` files
@@ -15,6 +19,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from grounding.answer_check import answer_check
 from grounding.evaluation import CaseFormatError, CaseResult, Expect, Outcome, evaluate, parse_cases
+from grounding.mutation import mutation_cases
 from grounding.selectors import current_index
 from grounding.services import KBDirectoryNotFound, kb_reindex
 
@@ -44,7 +49,22 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("cases", type=Path, help="JSONL file, one case per line")
+        parser.add_argument(
+            "cases", type=Path, nargs="?", help="JSONL file, one case per line (not with --mutate)"
+        )
+        parser.add_argument(
+            "--mutate",
+            action="store_true",
+            help=(
+                "make the cases from the KB's own facts: wrong answers (a sibling's value, a "
+                "digit, the unit, period or bound changed, a wrong value in words) and "
+                "restatements; fail when a wrong one passes, fewer than --min-restated "
+                "restatements pass, or more than --max-indistinguishable of the facts cannot "
+                "be told apart"
+            ),
+        )
+        parser.add_argument("--min-restated", type=_rate, default=0.95, metavar="RATE")
+        parser.add_argument("--max-indistinguishable", type=_rate, default=0.05, metavar="RATE")
         parser.add_argument(
             "--kb-dir",
             type=Path,
@@ -63,13 +83,12 @@ class Command(BaseCommand):
             help="fail when fewer than this share of grounded cases pass (0-1, default 0)",
         )
 
-    def handle(self, *args, cases: Path, kb_dir: Path | None, min_grounded: float, **options):
-        try:
-            parsed = parse_cases(cases.read_text(encoding="utf-8").splitlines())
-        except OSError as error:
-            raise CommandError(f"cannot read {cases}: {error}") from error
-        except CaseFormatError as error:
-            raise CommandError(f"{cases}: {error}") from error
+    def handle(
+        self, *args, cases: Path | None, kb_dir: Path | None, min_grounded: float, **options
+    ):
+        if options["mutate"] == (cases is not None):
+            raise CommandError("give a case file, or --mutate (not both)")
+        parsed = [] if cases is None else self._read_cases(cases)
         if kb_dir is not None:
             try:
                 summary = kb_reindex(kb_dir=kb_dir)
@@ -77,7 +96,9 @@ class Command(BaseCommand):
                 raise CommandError(str(error)) from error
             # On stderr, so that --json output stays one object.
             self.stderr.write(f"Index replaced by {kb_dir} alone: {summary}")
-
+        if options["mutate"]:
+            self._mutate(options)
+            return
         report = evaluate(parsed, chat_check)
         if options["json"]:
             self.stdout.write(json.dumps(report.as_dict(), ensure_ascii=False, indent=1))
@@ -91,6 +112,56 @@ class Command(BaseCommand):
             )
         if report.grounded.rate < min_grounded:
             failures.append(f"grounded rate {report.grounded.rate:.1%} is below {min_grounded:.1%}")
+        if failures:
+            raise CommandError("; ".join(failures), returncode=1)
+
+    def _read_cases(self, cases: Path) -> list:
+        try:
+            return parse_cases(cases.read_text(encoding="utf-8").splitlines())
+        except OSError as error:
+            raise CommandError(f"cannot read {cases}: {error}") from error
+        except CaseFormatError as error:
+            raise CommandError(f"{cases}: {error}") from error
+
+    def _mutate(self, options) -> None:
+        facts = current_index().facts
+        mutations = mutation_cases(getattr(facts, "facts", ()))
+        report = evaluate(mutations.cases, chat_check)
+        share = mutations.indistinguishable_share
+        pairs = [
+            {
+                "a": {"file": a.file, "line": a.line, "value": a.value, "text": a.text.strip()},
+                "b": {"file": b.file, "line": b.line, "value": b.value, "text": b.text.strip()},
+            }
+            for a, b in mutations.indistinguishable
+        ]
+        if options["json"]:
+            result = report.as_dict()
+            result.update(facts=mutations.facts, indistinguishable=pairs)
+            result["indistinguishable_share"] = round(share, 4)
+            self.stdout.write(json.dumps(result, ensure_ascii=False, indent=1))
+        else:
+            self._print(report, Path(f"generated from {mutations.facts} facts"))
+            write = self.stdout.write
+            write(f"Facts no reader can tell apart: {len(pairs)} pairs ({share:.1%} of the facts)")
+            for pair in pairs:
+                write(f"  {pair['a']['file']}:{pair['a']['line']} {pair['a']['text']}")
+                write(f"    ~ {pair['b']['file']}:{pair['b']['line']} {pair['b']['text']}")
+        failures = []
+        if report.withheld.passed < report.withheld.total:
+            failures.append(
+                f"{report.withheld.total - report.withheld.passed} generated wrong answers passed"
+            )
+        if report.grounded.rate < options["min_restated"]:
+            failures.append(
+                f"restatements passed {report.grounded.rate:.1%}, "
+                f"below {options['min_restated']:.1%}"
+            )
+        if share > options["max_indistinguishable"]:
+            failures.append(
+                f"{share:.1%} of the facts cannot be told apart "
+                f"(over {options['max_indistinguishable']:.1%})"
+            )
         if failures:
             raise CommandError("; ".join(failures), returncode=1)
 
@@ -111,7 +182,8 @@ class Command(BaseCommand):
         write = self.stdout.write
         case, outcome = result.case, result.outcome
         got = "GROUNDED" if outcome.grounded else f"WITHHELD ({outcome.reason})"
-        write(f"- line {case.line} [{case.kind}] expected {case.expect}, got {got}")
+        where = f"{case.source}:{case.line}" if case.source else f"line {case.line}"
+        write(f"- {where} [{case.kind}] expected {case.expect}, got {got}")
         write(f"    Q: {case.question}")
         write(f"    A: {case.answer}")
         details = outcome.details

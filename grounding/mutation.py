@@ -1,0 +1,333 @@
+"""Cases made from a KB's own facts: wrong answers the guard must withhold, restatements it
+must let through.
+
+Pure: no ORM, no I/O. ``mutation_cases(facts)`` turns every fact into an answer sentence
+(its own line, or for a table cell "<row> <column>: <cell>") asked about its subject, and
+from that sentence makes the cases below; ``grounding_eval --mutate`` runs them through the
+chat's checker (``grounding.evaluation``).
+
+| kind | expect | the answer |
+|---|---|---|
+| ``restate_exact`` | grounded | the fact's sentence as the KB writes it |
+| ``restate_words`` | grounded | the value written in words (num2words, the line's language; whole amounts, counts and durations up to 1,000,000) |
+| ``restate_decimal`` | grounded | a decimal comma written as a point ("12,5" -> "12.5"; not the other way: in English "2,500" is 2500) |
+| ``restate_grouping`` | grounded | digit grouping removed ("1 545" -> "1545") |
+| ``restate_percent`` | grounded | "%" as a word ("procent", "percent") |
+| ``wrong_sibling`` | withheld | the value of a sibling: a fact of the same kind, unit and period in the same table row or column, or under the same heading, with another value and other distinguishing terms |
+| ``wrong_digit`` | withheld | one digit of the value changed |
+| ``wrong_unit`` | withheld | the currency or unit changed ("kr" -> "öre", "EUR" -> "kr", "dagar" -> "veckor") |
+| ``wrong_period`` | withheld | the period changed ("/mån" -> "/år", "per månad" -> "per år") |
+| ``wrong_bound`` | withheld | the bound before the value reversed ("under" <-> "över", "minst" <-> "högst", "at least" <-> "at most") |
+| ``wrong_words`` | withheld | the value + 1 written in words |
+
+Two facts with the same kind, unit and period whose distinguishing terms (qualifiers) are the
+same cannot be told apart by anyone reading the KB: they are listed (``indistinguishable``)
+for the editor, and a swap between them is not made.
+"""
+
+import re
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from num2words import num2words
+
+from grounding.evaluation import Case, Expect
+from grounding.facts import Fact
+from grounding.notation import Kind, Reading, read_numbers
+
+MAX_FACTS = 400  # per KB: the first facts in file and line order
+MAX_SIBLINGS = 3  # wrong_sibling cases per fact
+MAX_WORDS = 1_000_000
+_IN_WORDS = (Kind.AMOUNT, Kind.COUNT, Kind.DURATION, Kind.QUANTITY)
+_DIGIT_RUN = re.compile(r"\d+")
+_GROUPED = re.compile(r"(?<=\d)[ \u00a0\u202f](?=\d{3}(?!\d))")
+_PERCENT = {"sv": "procent", "en": "percent"}
+_ORDINAL = re.compile(r"\d(?:st|nd|rd|th|:e|:a)\b", re.IGNORECASE)
+UNIT_SWAPS = (
+    (r"\b(kr|kronor|SEK)\b", "öre"),
+    (r"\böre\b", "kr"),
+    (r"\b(EUR|euro|€)\b", "kr"),
+    (r"\b(dagar|dagars|dag)\b", "veckor"),
+    (r"\b(days?)\b", "weeks"),
+    (r"\b(veckor|veckors|vecka)\b", "månader"),
+    (r"\b(weeks?)\b", "months"),
+    (r"\b(månader|månaders|månad)\b", "år"),
+    (r"\b(months?)\b", "years"),
+    (r"\b(timmar|timme)\b", "minuter"),
+    (r"\b(hours?)\b", "minutes"),
+    (r"\b(GB)\b", "TB"),
+    (r"\b(TB)\b", "GB"),
+    (r"\b(kg)\b", "g"),
+    (r"\b(km)\b", "mil"),
+)
+PERIOD_SWAPS = (
+    (r"/\s?mån(ad)?\b", "/år"),
+    (r"/\s?år\b", "/mån"),
+    (r"\bper månad\b", "per år"),
+    (r"\bper år\b", "per månad"),
+    (r"\bi månaden\b", "om året"),
+    (r"\bper month\b", "per year"),
+    (r"\bper year\b", "per month"),
+    (r"\ba month\b", "a year"),
+    (r"\ba year\b", "a month"),
+    (r"/\s?month\b", "/year"),
+    (r"/\s?year\b", "/month"),
+)
+BOUND_SWAPS = {
+    "under": "över", "över": "under", "minst": "högst", "högst": "minst", "före": "efter",
+    "efter": "före", "senast": "tidigast", "tidigast": "senast", "at least": "at most",
+    "at most": "at least", "more than": "less than", "less than": "more than", "before": "after",
+    "after": "before", "over": "under", "up to": "at least",
+}  # fmt: skip
+_BOUND = re.compile(
+    r"\b(" + "|".join(sorted(map(re.escape, BOUND_SWAPS), key=len, reverse=True)) + r")\s+$",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Statement:
+    """A fact said as an answer: the sentence, where its value stands in it, the question."""
+
+    fact: Fact
+    sentence: str
+    reading: Reading
+    question: str
+
+
+def statement_of(fact: Fact) -> Statement | None:
+    """The fact as an answer sentence, or None when its value cannot be found in one."""
+    parts = [p.strip() for p in fact.subject_text.split(" > ")]
+    if "-" in fact.value:
+        return None  # a range: its two ends are facts of their own
+    if fact.cell is not None:
+        if fact.cell[0] == 0 or fact.cell[1] == 0 or len(parts) < 2:
+            return None  # a header cell names a column, a first cell its row
+        cell = _cell_text(fact)
+        if cell is None or read_numbers(parts[-2], fact.language):
+            return None  # a row label with numbers of its own reads as a second value
+        sentence = f"{parts[-1]} {parts[-2][:1].lower()}{parts[-2][1:]}: {cell}."
+        question = f"{parts[-1]} {parts[-2]}?"
+    else:
+        sentence = _sentence_with_value(fact)
+        if sentence is None:
+            return None
+        question = " ".join(parts[-2:-1] or parts[:1])
+    # In "<row> <column>: <cell>" the value is the cell's, not a number of the labels.
+    reading = _reading_of(fact, sentence, start=sentence.rfind(": ") + 1)
+    if reading is None:
+        return None
+    return Statement(fact, sentence, reading, question or sentence)
+
+
+def _cell_text(fact: Fact) -> str | None:
+    cells = [c.strip() for c in fact.text.strip().strip("|").split("|")]
+    column = fact.cell[1]
+    return cells[column] if column < len(cells) and cells[column] else None
+
+
+def _sentence_with_value(fact: Fact) -> str | None:
+    line = re.sub(r"^\s*(?:[-*+]|\d+[.)]|#+)\s+", "", fact.text.strip())
+    for sentence in re.split(r"(?<=[.!?])\s+(?=[A-ZÅÄÖ])", line):
+        if _reading_of(fact, sentence) is not None:
+            return sentence if sentence.endswith((".", "!", "?")) else sentence + "."
+    return None
+
+
+def _reading_of(fact: Fact, sentence: str, start: int = 0) -> Reading | None:
+    for reading in read_numbers(sentence, fact.language):
+        if reading.start >= start and reading.kind == fact.kind and reading.value == fact.value:
+            return reading
+    return None
+
+
+def _replaced(statement: Statement, text: str) -> str:
+    r = statement.reading
+    return statement.sentence[: r.start] + text + statement.sentence[r.end :]
+
+
+def _number_part(reading: Reading) -> tuple[int, int] | None:
+    """Where the digits of a reading stand in its text (first to last digit)."""
+    digits = [i for i, ch in enumerate(reading.text) if ch.isdigit()]
+    return (digits[0], digits[-1] + 1) if digits else None
+
+
+def _words_for(statement: Statement, value: int) -> str | None:
+    reading = statement.reading
+    span = _number_part(reading)
+    if span is None or not 0 <= value <= MAX_WORDS:
+        return None
+    words = num2words(value, lang=statement.fact.language)
+    return _replaced(statement, reading.text[: span[0]] + words + reading.text[span[1] :])
+
+
+def _whole(value: str) -> int | None:
+    return int(value) if value.isdigit() else None
+
+
+def restatements(statement: Statement) -> list[tuple[str, str]]:
+    """(kind, answer) pairs the guard must let through."""
+    fact, reading = statement.fact, statement.reading
+    found = [("restate_exact", statement.sentence)]
+    whole = _whole(fact.value)
+    if (
+        fact.kind in _IN_WORDS
+        and whole is not None
+        and whole > 1
+        and not _ORDINAL.search(reading.text)
+    ):
+        words = _words_for(statement, whole)
+        if words:
+            found.append(("restate_words", words))
+    # A decimal comma may be written as a point; in English a comma groups thousands.
+    decimal = fact.kind in (Kind.AMOUNT, Kind.PERCENTAGE, Kind.QUANTITY) and "." in fact.value
+    if decimal and reading.text.count(",") == 1 and "." not in reading.text:
+        found.append(("restate_decimal", _replaced(statement, reading.text.replace(",", "."))))
+    if _GROUPED.search(reading.text) and fact.kind in (Kind.AMOUNT, Kind.QUANTITY, Kind.COUNT):
+        found.append(("restate_grouping", _replaced(statement, _GROUPED.sub("", reading.text))))
+    if fact.kind is Kind.PERCENTAGE and "%" in reading.text:
+        word = _PERCENT.get(fact.language, "procent")
+        found.append(
+            (
+                "restate_percent",
+                _replaced(statement, reading.text.replace("%", f" {word}").replace("  ", " ")),
+            )
+        )
+    return found
+
+
+def wrong_answers(statement: Statement, siblings: Iterable[Statement]) -> list[tuple[str, str]]:
+    """(kind, answer) pairs the guard must withhold."""
+    fact, reading = statement.fact, statement.reading
+    found = [("wrong_sibling", _replaced(statement, s.reading.text)) for s in siblings]
+    span = _number_part(reading)
+    if span is not None and fact.kind is not Kind.CODE:
+        last = span[1] - 1
+        digit = int(reading.text[last])
+        changed = (
+            reading.text[:last]
+            + str((digit + 1) % 10 if digit != 8 else 7)
+            + reading.text[last + 1 :]
+        )
+        if (
+            read_numbers(changed, fact.language)
+            and read_numbers(changed, fact.language)[0].value != fact.value
+        ):
+            found.append(("wrong_digit", _replaced(statement, changed)))
+    if fact.kind in (Kind.AMOUNT, Kind.DURATION, Kind.QUANTITY):
+        for pattern, other in UNIT_SWAPS:
+            tail = statement.sentence[reading.start :]
+            if re.search(pattern, tail[: len(reading.text) + 12], re.IGNORECASE):
+                end = reading.start + len(reading.text) + 12
+                swapped = (
+                    statement.sentence[: reading.start]
+                    + re.sub(
+                        pattern,
+                        other,
+                        statement.sentence[reading.start : end],
+                        count=1,
+                        flags=re.IGNORECASE,
+                    )
+                    + statement.sentence[end:]
+                )
+                found.append(("wrong_unit", swapped))
+                break
+    if fact.period is not None:
+        for pattern, other in PERIOD_SWAPS:
+            if re.search(pattern, statement.sentence[reading.start :], re.IGNORECASE):
+                head, tail = (
+                    statement.sentence[: reading.start],
+                    statement.sentence[reading.start :],
+                )
+                found.append(
+                    (
+                        "wrong_period",
+                        head + re.sub(pattern, other, tail, count=1, flags=re.IGNORECASE),
+                    )
+                )
+                break
+    bound = _BOUND.search(statement.sentence[: reading.start])
+    if bound is not None:
+        other = BOUND_SWAPS[bound[1].lower()]
+        head = (
+            statement.sentence[: bound.start(1)]
+            + other
+            + statement.sentence[bound.end(1) : reading.start]
+        )
+        found.append(("wrong_bound", head + statement.sentence[reading.start :]))
+    whole = _whole(fact.value)
+    if fact.kind in _IN_WORDS and whole is not None and not _ORDINAL.search(reading.text):
+        words = _words_for(statement, whole + 1)
+        if words:
+            found.append(("wrong_words", words))
+    return found
+
+
+def _group_keys(fact: Fact) -> list[tuple]:
+    """What makes two facts siblings: the same table row or column, or the same heading."""
+    measure = (fact.kind, fact.unit, fact.period, fact.file)
+    if fact.cell is not None:
+        heading = fact.subject_text.rsplit(" > ", 2)[0]
+        return [
+            (*measure, heading, "row", fact.cell[0], fact.line),
+            (*measure, heading, "column", fact.cell[1]),
+        ]
+    return [(*measure, fact.subject_text.rsplit(" > ", 1)[0])]
+
+
+@dataclass(frozen=True, slots=True)
+class MutationSet:
+    cases: list[Case]
+    facts: int  # facts made into statements
+    indistinguishable: list[tuple[Fact, Fact]]
+
+    @property
+    def indistinguishable_share(self) -> float:
+        involved = {id(f) for pair in self.indistinguishable for f in pair}
+        return len(involved) / self.facts if self.facts else 0.0
+
+
+def mutation_cases(facts: Iterable[Fact], *, max_facts: int = MAX_FACTS) -> MutationSet:
+    """Every fact's restatements and wrong answers as cases (the module table)."""
+    chosen = sorted(facts, key=lambda f: (f.file, f.line, f.cell or (0, 0)))
+    statements = [s for s in map(statement_of, chosen) if s is not None][:max_facts]
+    groups: dict[tuple, list[Statement]] = defaultdict(list)
+    for statement in statements:
+        for key in _group_keys(statement.fact):
+            groups[key].append(statement)
+    cases: list[Case] = []
+    indistinguishable: list[tuple[Fact, Fact]] = []
+    seen_pairs: set[tuple[int, int]] = set()
+    for statement in statements:
+        fact = statement.fact
+        siblings: list[Statement] = []
+        for key in _group_keys(fact):
+            for other in groups[key]:
+                if other is statement or other.fact.value == fact.value or other in siblings:
+                    continue
+                if fact.kind is Kind.CODE:
+                    continue  # a code swapped for another is another existing name
+                if other.fact.qualifiers == fact.qualifiers:
+                    pair = tuple(sorted((id(fact), id(other.fact))))
+                    if pair not in seen_pairs:
+                        seen_pairs.add(pair)
+                        indistinguishable.append((fact, other.fact))
+                    continue
+                siblings.append(other)
+        for kind, answer in restatements(statement):
+            cases.append(_case(statement, answer, Expect.GROUNDED, kind))
+        for kind, answer in wrong_answers(statement, siblings[:MAX_SIBLINGS]):
+            cases.append(_case(statement, answer, Expect.WITHHELD, kind))
+    return MutationSet(cases, len(statements), indistinguishable)
+
+
+def _case(statement: Statement, answer: str, expect: Expect, kind: str) -> Case:
+    return Case(
+        question=statement.question,
+        answer=answer,
+        expect=expect,
+        kind=kind,
+        line=statement.fact.line,
+        source=statement.fact.file,
+    )
