@@ -163,6 +163,11 @@ _BOUND_BEFORE = re.compile(
     rf"(?:(?:{_alternatives(merged('clock_markers'))})\.?{_SPACE})?$",
     re.IGNORECASE,
 )
+_DEADLINE_BEFORE = re.compile(
+    rf"(?<![\w.])(?:(?P<latest>{_alternatives(merged('deadline_latest'))})|"
+    rf"(?P<earliest>{_alternatives(merged('deadline_earliest'))})){_SPACE}$",
+    re.IGNORECASE,
+)
 _INCLUSION_AFTER = re.compile(
     rf"^[^,;:()\n]{{0,24}}?(?<![\w])(?:(?P<yes>{_alternatives(merged('included'))})|"
     rf"(?P<no>{_alternatives(merged('excluded'))}))\.?(?!\w)",
@@ -178,6 +183,8 @@ def conditions_of(text: str, reading: Reading) -> frozenset[str]:
     |---|---|
     | a lower bound right before it ("över 24 år", "minst", "från", "at least", "after") | ``bound:min`` |
     | an upper bound right before it ("under 24 år", "högst", "upp till", "up to", "before") | ``bound:max`` |
+    | "senast"/"no later than" right before it | ``deadline:latest`` |
+    | "tidigast"/"no earlier than" right before it | ``deadline:earliest`` |
     | "inkl."/"including" within a few words after it | ``incl:yes`` |
     | "exkl."/"excluding"/"utan" within a few words after it | ``incl:no`` |
 
@@ -189,6 +196,9 @@ def conditions_of(text: str, reading: Reading) -> frozenset[str]:
         bound = _BOUND_BEFORE.search(text[max(0, reading.start - 24) : reading.start])
         if bound:
             found.add("bound:min" if bound["min"] else "bound:max")
+        deadline = _DEADLINE_BEFORE.search(text[max(0, reading.start - 24) : reading.start])
+        if deadline:
+            found.add("deadline:latest" if deadline["latest"] else "deadline:earliest")
     inclusion = _INCLUSION_AFTER.search(text[reading.end : reading.end + 40])
     if inclusion and reading.kind not in _UNBOUNDED:
         found.add("incl:yes" if inclusion["yes"] else "incl:no")

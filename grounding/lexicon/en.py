@@ -61,5 +61,8 @@ LOWER_BOUNDS = ("over", "at least", "more than", "from", "after", "minimum", "mi
 UPPER_BOUNDS = ("under", "up to", "less than", "before", "until", "maximum", "max", "at most",
                 "no more than", "below", "within", "fewer than",
                 "younger than", "shorter than", "lower than")  # fmt: skip
+# A deadline before a number: "senast 30 dagar före" is not "tidigast 30 dagar före".
+DEADLINE_LATEST = ("no later than", "at the latest", "by the latest")
+DEADLINE_EARLIEST = ("no earlier than", "at the earliest", "earliest")
 INCLUDED = ("incl", "including", "inclusive of")
 EXCLUDED = ("excl", "excluding", "exclusive of", "without")

@@ -436,3 +436,23 @@ def test_each_cell_is_bound_to_its_row_and_column(area, plan):
         answer = f"In {area} the {plan} fixed price is {value} öre/kWh."
         expected = (other_area, other_plan) == (area, plan)
         assert verify(answer, [AREAS]).grounded == expected, answer
+
+
+@pytest.mark.parametrize(
+    ("answer", "grounded"),
+    [
+        ("Säg upp avtalet senast 30 dagar före förnyelsen.", True),
+        ("Säg upp avtalet 30 dagar före förnyelsen.", True),
+        ("Säg upp avtalet tidigast 30 dagar före förnyelsen.", False),
+    ],
+)
+def test_a_deadline_belongs_to_its_value(answer, grounded):
+    """ "senast" and "tidigast" before a number are conditions like "under" and "över"."""
+    snippet = Snippet(
+        file="kb/terms.md",
+        text="## Uppsägning\nSäg upp avtalet senast 30 dagar före förnyelsen.",
+        start_line=1,
+        heading="Uppsägning",
+        score=1.0,
+    )
+    assert verify_answer(answer, [snippet]).grounded is grounded
