@@ -126,7 +126,13 @@ def clauses_of(text: str, readings: list[Reading], language: str) -> list[Clause
         }
         period = None
         if reading.kind is Kind.AMOUNT and reading.period is None:
-            for word in _WORD.findall(clause_text):
+            # Not the unit of another number ("mer än 4 timmar ... 3 000 kr" is no hourly price).
+            free_text = clause_text
+            for other in readings:
+                if start <= other.start < end:
+                    begin, stop = other.start - start, min(other.end, end) - start
+                    free_text = free_text[:begin] + " " * (stop - begin) + free_text[stop:]
+            for word in _WORD.findall(free_text):
                 if (period := period_of_compound(word)) is not None:
                     break
         words = _without_dates(clause_text, readings, start)

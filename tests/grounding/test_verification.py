@@ -456,3 +456,17 @@ def test_a_deadline_belongs_to_its_value(answer, grounded):
         score=1.0,
     )
     assert verify_answer(answer, [snippet]).grounded is grounded
+
+
+def test_the_unit_of_another_number_is_no_period_of_an_amount():
+    """ "mer än 4 timmar ... 3 000 kr" is not an hourly price."""
+    snippet = Snippet(
+        file="kb/resa.md",
+        text="## Försenat bagage\nEr ersättning är 3 000 kr per person.",
+        start_line=1,
+        heading="Försenat bagage",
+        score=1.0,
+    )
+    answer = "Kommer bagaget mer än 4 timmar för sent är ersättningen 3 000 kr per person."
+    unsupported = verify_answer(answer, [snippet]).unsupported
+    assert [u.text for u in unsupported] == ["4 timmar"]
