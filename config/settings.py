@@ -168,6 +168,8 @@ PORT = env.int("PORT", default=8787)
 KB_DIR = Path(env("KB_DIR", default=str(BASE_DIR / "kb")))
 KB_CHUNK_SIZE = env.int("KB_CHUNK_SIZE", default=1200)
 KB_CHUNK_OVERLAP = env.int("KB_CHUNK_OVERLAP", default=150)
+# A KB file larger than this is skipped (and reported) by reindex_kb; 0: no cap.
+KB_MAX_FILE_BYTES = env.int("KB_MAX_FILE_BYTES", default=2_000_000)
 RETRIEVAL_TOP_K = env.int("RETRIEVAL_TOP_K", default=5)
 # A chunk is retrieved when it shares a search term with the question and scores at
 # least this share of the best chunk's BM25 score (relative: a score's scale depends on

@@ -8,6 +8,7 @@ Server processes notice the new version and reload (see ``selectors``).
 
 import hashlib
 import importlib.util
+import logging
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -26,6 +27,8 @@ from grounding.index import ChunkRecord
 from grounding.models import KBChunk, KBDocument, KBFact, KBIndexState, Language
 from grounding.selectors import index_version
 from grounding.text import detect_language
+
+logger = logging.getLogger(__name__)
 
 KB_PREFIX = "kb"
 _BATCH = 500  # rows per bulk statement and ids per IN (...) list
@@ -85,12 +88,28 @@ def read_kb_dir(kb_dir: Path) -> dict[str, SourceFile]:
     if not kb_dir.is_dir():
         raise KBDirectoryNotFound(f"KB directory not found: {kb_dir}")
     sources = {}
+    root = kb_dir.resolve()
+    max_bytes = settings.KB_MAX_FILE_BYTES
     for file in sorted(kb_dir.rglob("*.md")):
         relative = file.relative_to(kb_dir)
         if not file.is_file() or any(part.startswith(".") for part in relative.parts):
             continue
+        if not file.resolve().is_relative_to(root):
+            logger.warning("KB file %s skipped: it links outside the KB directory", relative)
+            continue
+        size = file.stat().st_size
+        if max_bytes and size > max_bytes:
+            logger.warning(
+                "KB file %s skipped: %d bytes, over KB_MAX_FILE_BYTES (%d)",
+                relative,
+                size,
+                max_bytes,
+            )
+            continue
         data = file.read_bytes()
         text = data.decode("utf-8-sig", errors="replace").replace("\r\n", "\n").replace("\r", "\n")
+        # NUL cannot be stored (PostgreSQL refuses it): one bad byte must not stop a reindex.
+        text = text.replace("\x00", "\ufffd")
         path = f"{KB_PREFIX}/{relative.as_posix()}"
         sources[path] = SourceFile(path=path, text=text, content_hash=_hash(data))
     return sources
@@ -105,13 +124,22 @@ _EXTRACTOR_MODULES = (
     "grounding.chunking",
     "grounding.facts",
     "grounding.notation",
+    "grounding.numerals",
     "grounding.clauses",
     "grounding.terms",
     "grounding.text",
     "grounding.phones",
     "grounding.lexicon",
 )
-_EXTRACTOR_LIBRARIES = ("markdown-it-py", "babel", "simplemma", "phonenumbers", "PyStemmer")
+_EXTRACTOR_LIBRARIES = (
+    "markdown-it-py",
+    "babel",
+    "simplemma",
+    "phonenumbers",
+    "PyStemmer",
+    "num2words",
+    "text2num",
+)
 
 
 @cache

@@ -335,3 +335,33 @@ def test_the_extractor_fingerprint_covers_the_fact_modules():
     """The fingerprint is a SHA-256 of real module files (a missing one would be skipped)."""
     assert len(services.extractor_fingerprint()) == 64
     assert "grounding.facts" in services._EXTRACTOR_MODULES
+
+
+def test_a_file_linking_outside_the_kb_is_skipped_and_reported(write_kb, tmp_path, caplog):
+    """`kb/passwd.md -> /etc/passwd`, `kb/dotenv.md -> secret.env`: never indexed."""
+    secret = tmp_path / "secret.env"
+    secret.write_text("DATABASE_PASSWORD=hunter2 kostar 399 kr\n", encoding="utf-8")
+    kb_dir = write_kb({"pricing.md": "# Priser\n\nPremium kostar 399 kr/månad.\n"})
+    (kb_dir / "dotenv.md").symlink_to(secret)
+    (kb_dir / "inside.md").symlink_to(kb_dir / "pricing.md")  # inside the KB: still read
+    with caplog.at_level("WARNING", logger="grounding.services"):
+        sources = read_kb_dir(kb_dir)
+    assert sorted(sources) == ["kb/inside.md", "kb/pricing.md"]
+    assert "dotenv.md skipped: it links outside the KB directory" in caplog.text
+
+
+def test_a_file_over_the_size_cap_is_skipped_and_reported(write_kb, settings, caplog):
+    settings.KB_MAX_FILE_BYTES = 1000
+    kb_dir = write_kb({"small.md": "# Liten\n\nText.\n", "large.md": "# Stor\n\n" + "x" * 2000})
+    with caplog.at_level("WARNING", logger="grounding.services"):
+        sources = read_kb_dir(kb_dir)
+    assert sorted(sources) == ["kb/small.md"]
+    assert "large.md skipped" in caplog.text and "KB_MAX_FILE_BYTES" in caplog.text
+
+
+@pytest.mark.django_db
+def test_a_nul_byte_is_replaced_not_fatal(write_kb):
+    kb_dir = write_kb({"pricing.md": "# Priser\n\nPremium\x00 kostar 399 kr/månad.\n"})
+    summary = kb_reindex(kb_dir=kb_dir)
+    assert summary.added == 1
+    assert "\x00" not in KBChunk.objects.get().text
