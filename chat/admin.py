@@ -175,6 +175,18 @@ class GapPeriodForm(forms.Form):
     end = forms.DateField(required=False, widget=forms.DateInput(attrs={"type": "date"}))
 
 
+# A spreadsheet runs a cell that starts with one of these as a formula (OWASP CSV injection);
+# a tab or carriage return is stripped by some, leaving the next character first.
+_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_cell(value):
+    """``value`` safe for a spreadsheet: text that could start a formula gets a leading "'"."""
+    if isinstance(value, str) and value.startswith(_FORMULA_STARTS):
+        return "'" + value
+    return value
+
+
 def _gap_csv(report: list, start, end) -> HttpResponse:
     response = HttpResponse(content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="kb-gaps-{start}-{end}.csv"'
@@ -183,16 +195,15 @@ def _gap_csv(report: list, start, end) -> HttpResponse:
         ["search terms", "questions", "withheld", "no support", "last asked", "examples"]
     )
     for gap in report:
-        writer.writerow(
-            [
-                gap.label,
-                gap.count,
-                gap.withheld,
-                gap.no_support,
-                gap.last_asked.isoformat(),
-                " | ".join(gap.examples),
-            ]
-        )
+        row = [
+            gap.label,
+            gap.count,
+            gap.withheld,
+            gap.no_support,
+            gap.last_asked.isoformat(),
+            " | ".join(gap.examples),
+        ]
+        writer.writerow([csv_cell(value) for value in row])
     return response
 
 

@@ -320,6 +320,19 @@ def test_gap_report_groups_by_search_terms_over_the_period(admin_client, queue):
     assert counts[oslo] == (1, 0, 1)
 
 
+@pytest.mark.parametrize("question", ['=HYPERLINK("http://x")', "+1+1", "@SUM(A1)", "\t=1+1"])
+def test_gap_report_csv_never_starts_a_cell_with_a_formula(admin_client, question):
+    """A customer's question that starts like a formula reaches the CSV as text."""
+    conversation = Conversation.objects.create()
+    turn(conversation, question, status="no_support", at=local(0, 0), mid="f")
+    day = timezone.localdate().isoformat()
+    url = reverse("admin:chat_gap_report") + f"?start={day}&end={day}&format=csv"
+    rows = list(csv.reader(io.StringIO(admin_client.get(url).content.decode())))
+    cells = [cell for row in rows[1:] for cell in row]
+    assert any(question.strip() in cell for cell in cells), rows
+    assert not any(cell.startswith(("=", "+", "-", "@", "\t", "\r")) for cell in cells), rows
+
+
 def test_timeline_and_handoff_admin_show_the_handoff(admin_client, admin_user, queue, settings):
     """Asked for a person, taken, a staff reply, handed back: on the timeline, in time order."""
     from chat import handoff
