@@ -11,9 +11,11 @@ Times are recorded in seconds, the Prometheus base unit; the hooks take the
 milliseconds the audit trail keeps.
 """
 
+import hmac
 import logging
 
-from django.http import HttpRequest, HttpResponse
+from django.conf import settings
+from django.http import HttpRequest, HttpResponse, HttpResponseForbidden
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 from prometheus_client import REGISTRY, Counter, Gauge, Histogram
@@ -126,5 +128,19 @@ def metrics_view(request: HttpRequest) -> HttpResponse:
     The library's negotiation: Prometheus text 0.0.4 by default, OpenMetrics or
     text 1.0.0 when the scraper offers them.
     """
+    if not _may_scrape(request):
+        return HttpResponseForbidden(
+            "Metrics: only METRICS_ALLOWED_ADDRESSES, or METRICS_TOKEN as a bearer token.",
+            content_type="text/plain; charset=utf-8",
+        )
     encoder, content_type = choose_encoder(request.headers.get("Accept", ""))
     return HttpResponse(encoder(REGISTRY), content_type=content_type)
+
+
+def _may_scrape(request: HttpRequest) -> bool:
+    """A configured address (loopback by default), or ``Authorization: Bearer <METRICS_TOKEN>``."""
+    token = settings.METRICS_TOKEN
+    given = request.headers.get("Authorization", "")
+    if token and hmac.compare_digest(given.encode(), f"Bearer {token}".encode()):
+        return True
+    return request.META.get("REMOTE_ADDR", "") in settings.METRICS_ALLOWED_ADDRESSES

@@ -168,6 +168,10 @@ PORT = env.int("PORT", default=8787)
 KB_DIR = Path(env("KB_DIR", default=str(BASE_DIR / "kb")))
 KB_CHUNK_SIZE = env.int("KB_CHUNK_SIZE", default=1200)
 KB_CHUNK_OVERLAP = env.int("KB_CHUNK_OVERLAP", default=150)
+# GET /metrics answers these client addresses, or a scraper sending "Authorization: Bearer
+# <METRICS_TOKEN>"; anyone else gets 403.
+METRICS_ALLOWED_ADDRESSES = env.list("METRICS_ALLOWED_ADDRESSES", default=["127.0.0.1", "::1"])
+METRICS_TOKEN = env("METRICS_TOKEN", default="")
 # A KB file larger than this is skipped (and reported) by reindex_kb; 0: no cap.
 KB_MAX_FILE_BYTES = env.int("KB_MAX_FILE_BYTES", default=2_000_000)
 RETRIEVAL_TOP_K = env.int("RETRIEVAL_TOP_K", default=5)

@@ -133,3 +133,14 @@ def test_failed_execution_and_its_repeat_are_told_apart():
     repeat = {"success": False, "ignored": True, "message": "Already executed"}
     assert metrics.confirm_result_label(failed) == "failed"
     assert metrics.confirm_result_label(repeat) == "already_executed"
+
+
+def test_metrics_answer_only_configured_addresses_or_the_token(client, settings):
+    """Another address gets 403; the scraper's bearer token opens it from anywhere."""
+    settings.METRICS_TOKEN = "s3cret"
+    assert client.get("/metrics", REMOTE_ADDR="203.0.113.7").status_code == 403
+    wrong = client.get("/metrics", REMOTE_ADDR="203.0.113.7", HTTP_AUTHORIZATION="Bearer nope")
+    assert wrong.status_code == 403
+    right = client.get("/metrics", REMOTE_ADDR="203.0.113.7", HTTP_AUTHORIZATION="Bearer s3cret")
+    assert right.status_code == 200
+    assert client.get("/metrics").status_code == 200  # loopback, the default allowed address
