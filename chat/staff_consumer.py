@@ -1,20 +1,42 @@
 """The staff console's WebSocket (``/ws/staff/``): the live queue, take, reply, hand back.
 
 Authenticated by the Django session (the admin login); only active staff with
-``chat.handle_handoff`` get in. Frames are listed in the README ("Staff
-console protocol"). Each hook parses a frame and calls one service of
-``chat.handoff``; what other processes must hear goes over the channel layer.
+``chat.handle_handoff`` get in. Frames are listed in docs/protocol.md ("Staff
+console"). Each hook parses a frame and calls one service of ``chat.handoff``;
+what other processes must hear goes over the channel layer.
+
+Who may stay is checked again, not only at the handshake:
+
+| when | check | if it fails |
+|---|---|---|
+| a frame in, a queue or customer event out | ``still_allowed`` | close, 4403 |
+| the user logs out (``user_logged_out``) | none: the session's sockets hear it | close, 4403 |
+
+``still_allowed`` reads the session and the user afresh from the database, at
+most every ``STAFF_RECHECK_SECONDS`` per socket.
 """
 
+import hashlib
+import logging
+import time
 import uuid
 
+from asgiref.sync import async_to_sync
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
+from channels.layers import get_channel_layer
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.contrib.auth.signals import user_logged_out
+from django.contrib.sessions.backends.base import SessionBase
+from django.dispatch import receiver
 
 from chat import handoff
 from chat.asyncdb import off_loop
 from chat.models import Handoff
 from chat.selectors import handoff_history, handoff_queue
+
+logger = logging.getLogger(__name__)
 
 PERMISSION = "chat.handle_handoff"
 MAX_REPLY_CHARS = 4000
@@ -29,6 +51,32 @@ def may_handle_handoffs(user) -> bool:
         and user.is_staff
         and user.has_perm(PERMISSION)
     )
+
+
+def still_allowed(user_pk, session: SessionBase | None) -> bool:
+    """The session still exists and its user may still handle handoffs (fresh from the database)."""
+    if session is None or not session.session_key or not session.exists(session.session_key):
+        return False
+    user = get_user_model().objects.filter(pk=user_pk).first()
+    return may_handle_handoffs(user)
+
+
+def session_group(session_key: str) -> str:
+    """The channel layer group of one browser session's staff sockets (the key hashed)."""
+    return "staff.session." + hashlib.sha256(session_key.encode()).hexdigest()[:32]
+
+
+@receiver(user_logged_out)
+def close_staff_sockets_on_logout(sender, request, user, **kwargs) -> None:
+    """Every process's staff sockets of this browser session close (``staff_logout``)."""
+    session_key = getattr(getattr(request, "session", None), "session_key", None)
+    layer = get_channel_layer()
+    if not session_key or layer is None:
+        return
+    try:
+        async_to_sync(layer.group_send)(session_group(session_key), {"type": "staff.logout"})
+    except Exception:
+        logger.warning("Could not tell the staff sockets of a logged-out session", exc_info=True)
 
 
 def _owned_conversations(user) -> list[str]:
@@ -48,7 +96,11 @@ class StaffConsumer(AsyncJsonWebsocketConsumer):
         if not await database_sync_to_async(may_handle_handoffs)(self.user):
             await self.close(code=DENIED)
             return
-        await self.channel_layer.group_add(handoff.STAFF_GROUP, self.channel_name)
+        self.session = self.scope.get("session")
+        self.checked_at = time.monotonic()
+        self.groups_joined = [handoff.STAFF_GROUP, session_group(self.session.session_key)]
+        for group in self.groups_joined:
+            await self.channel_layer.group_add(group, self.channel_name)
         await self.accept()
         await self._send_queue()
         for conversation_id in await off_loop(_owned_conversations)(self.user):
@@ -56,7 +108,8 @@ class StaffConsumer(AsyncJsonWebsocketConsumer):
 
     async def disconnect(self, code: int) -> None:
         """Leave the groups; a conversation stays owned until its owner hands it back."""
-        await self.channel_layer.group_discard(handoff.STAFF_GROUP, self.channel_name)
+        for group in getattr(self, "groups_joined", ()):
+            await self.channel_layer.group_discard(group, self.channel_name)
         for conversation_id in self.owned:
             await self.channel_layer.group_discard(
                 handoff.owner_group(conversation_id), self.channel_name
@@ -64,6 +117,8 @@ class StaffConsumer(AsyncJsonWebsocketConsumer):
 
     async def receive_json(self, content, **kwargs) -> None:
         """One frame: take, message, typing or hand_back, each for one conversation."""
+        if not await self._still_allowed():
+            return
         kind = content.get("type") if isinstance(content, dict) else None
         handler = self.handlers.get(kind)
         conversation_id = _conversation_id(content)
@@ -133,11 +188,17 @@ class StaffConsumer(AsyncJsonWebsocketConsumer):
 
     async def handoff_queue(self, event: dict) -> None:
         """The queue changed somewhere: send the current one."""
-        await self._send_queue()
+        if await self._still_allowed():
+            await self._send_queue()
 
     async def handoff_customer(self, event: dict) -> None:
         """The customer of a conversation this staff member owns wrote or is typing."""
-        await self.send_json(event["frame"])
+        if await self._still_allowed():
+            await self.send_json(event["frame"])
+
+    async def staff_logout(self, event: dict) -> None:
+        """This browser session logged out: close its staff sockets."""
+        await self.close(code=DENIED)
 
     async def handoff_closed(self, event: dict) -> None:
         """The conversation was handed back: stop following it."""
@@ -149,6 +210,16 @@ class StaffConsumer(AsyncJsonWebsocketConsumer):
         await self.send_json({"type": "closed", "conversationId": conversation_id})
 
     # -- helpers ---------------------------------------------------------------
+
+    async def _still_allowed(self) -> bool:
+        """The table's first row; closes the socket when the answer is no."""
+        if time.monotonic() - self.checked_at < settings.STAFF_RECHECK_SECONDS:
+            return True
+        allowed = await off_loop(still_allowed)(self.user.pk, self.session)
+        self.checked_at = time.monotonic()
+        if not allowed:
+            await self.close(code=DENIED)
+        return allowed
 
     async def _open(self, conversation_id: str) -> None:
         self.owned.add(conversation_id)

@@ -95,6 +95,9 @@ DATABASES["default"]["CONN_MAX_AGE"] = env.int("DB_CONN_MAX_AGE", default=60)
 DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
+# The staff socket re-reads its user's permission and session at most this often (seconds).
+STAFF_RECHECK_SECONDS = env.float("STAFF_RECHECK_SECONDS", default=5.0)
+
 # Live handoff: when a person answers customers who ask for one (chat.handoff_rules:
 # "always", "never", or e.g. "mon-fri 08:00-17:00; sat 10:00-14:00", site time zone).
 HANDOFF_OPENING_HOURS = env("HANDOFF_OPENING_HOURS", default="mon-fri 08:00-17:00")

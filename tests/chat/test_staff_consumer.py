@@ -4,6 +4,8 @@ import uuid
 
 import pytest
 from asgiref.sync import sync_to_async
+from django.contrib.sessions.models import Session
+from django.test import Client
 
 from chat import handoff
 from chat.models import Handoff, HandoffEvent
@@ -147,3 +149,54 @@ async def test_bad_frames_get_an_error(anna_cookie):
     await ws.send_json_to({"type": "take", "conversationId": "nope"})
     assert (await receive_until(ws, "error"))["code"] == "invalid_message"
     await ws.disconnect()
+
+
+@pytest.mark.parametrize("revoked", ["permission", "is_staff", "is_active", "session"])
+async def test_a_staff_socket_closes_once_its_permission_or_session_is_gone(
+    anna, anna_cookie, settings, revoked
+):
+    """Revoked after the handshake: the next frame is refused and the socket closes (4403);
+    no take happens."""
+    settings.STAFF_RECHECK_SECONDS = 0
+    ws = staff_socket(anna_cookie)
+    assert (await ws.connect(timeout=5))[0]
+    await ws.receive_json_from(timeout=5)  # the queue
+
+    def revoke():
+        if revoked == "permission":
+            anna.user_permissions.clear()
+        elif revoked == "session":
+            Session.objects.all().delete()
+        else:
+            setattr(anna, revoked, False)
+            anna.save()
+
+    await sync_to_async(revoke)()
+    conversation_id = uuid.uuid4()
+    await request_handoff(conversation_id=conversation_id, text="prata med en människa")
+    await ws.send_json_to({"type": "take", "conversationId": str(conversation_id)})
+    while True:
+        output = await ws.receive_output(timeout=5)
+        if output["type"] == "websocket.close":
+            break
+        assert '"conversation"' not in output.get("text", ""), output
+    assert output["code"] == 4403
+    handoff_row = await sync_to_async(Handoff.objects.get)(conversation_id=conversation_id)
+    assert handoff_row.status == Handoff.Status.WAITING
+
+
+async def test_logging_out_closes_that_sessions_staff_sockets(anna, anna_cookie):
+    """The admin's logout: the open console of that browser session is closed (4403)."""
+    ws = staff_socket(anna_cookie)
+    assert (await ws.connect(timeout=5))[0]
+    await ws.receive_json_from(timeout=5)
+
+    def log_out():
+        client = Client()
+        session_id = anna_cookie.decode().split("sessionid=")[1].split(";")[0]
+        client.cookies["sessionid"] = session_id
+        client.post("/admin/logout/")
+
+    await sync_to_async(log_out)()
+    output = await ws.receive_output(timeout=5)
+    assert output == {"type": "websocket.close", "code": 4403}
