@@ -470,3 +470,29 @@ def test_the_unit_of_another_number_is_no_period_of_an_amount():
     answer = "Kommer bagaget mer än 4 timmar för sent är ersättningen 3 000 kr per person."
     unsupported = verify_answer(answer, [snippet]).unsupported
     assert [u.text for u in unsupported] == ["4 timmar"]
+
+
+@pytest.mark.parametrize(
+    ("answer", "grounded"),
+    [
+        ("Telefon: 08-123 45 67.", True),
+        ("Telefon: 08-123 45 68.", False),
+        ("Fakturatelefon: 08-123 45 68.", True),
+        ("Premium kostar 499 kr.", False),
+        ("Premium Plus kostar 499 kr.", True),
+    ],
+)
+def test_the_most_specific_name_wins(answer, grounded):
+    """Row 6b: "Telefon" is the line labelled "Telefon", not the one labelled
+    "Fakturatelefon"; "Premium" is not "Premium Plus"."""
+    snippet = Snippet(
+        file="kb/kontakt.md",
+        text=(
+            "## Kontakt\n- Telefon: 08-123 45 67\n- Fakturatelefon: 08-123 45 68\n"
+            "- Premium: 399 kr\n- Premium Plus: 499 kr"
+        ),
+        start_line=1,
+        heading="Kontakt",
+        score=1.0,
+    )
+    assert verify_answer(answer, [snippet]).grounded is grounded, answer
