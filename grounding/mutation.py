@@ -175,7 +175,7 @@ def restatements(statement: Statement) -> list[tuple[str, str]]:
         fact.kind in _IN_WORDS
         and whole is not None
         and whole > 1
-        and not _ORDINAL.search(reading.text)
+        and not _ORDINAL.search(statement.sentence[reading.start : reading.end + 3])
     ):
         words = _words_for(statement, whole)
         if words:
@@ -257,7 +257,8 @@ def wrong_answers(statement: Statement, siblings: Iterable[Statement]) -> list[t
         )
         found.append(("wrong_bound", head + statement.sentence[reading.start :]))
     whole = _whole(fact.value)
-    if fact.kind in _IN_WORDS and whole is not None and not _ORDINAL.search(reading.text):
+    ordinal = _ORDINAL.search(statement.sentence[reading.start : reading.end + 3])
+    if fact.kind in _IN_WORDS and whole is not None and not ordinal:
         words = _words_for(statement, whole + 1)
         if words:
             found.append(("wrong_words", words))

@@ -24,6 +24,7 @@ from grounding.lookup import FactLookup, FactTable
 from grounding.notation import Kind
 from grounding.numerals import spelled_out
 from grounding.rule import (
+    CONDITION_MISMATCH,
     NOT_IN_KB,
     REASONS,
     SUBJECT_MISMATCH,
@@ -245,7 +246,13 @@ class AnswerChecker:
         reasons = [reason for fact in candidates if (reason := stated_alike(claim, fact))]
         alike = [fact for fact in candidates if stated_alike(claim, fact) is None]
         topical = on_topic(claim, alike, self.question_terms)
-        if not topical and claim.kind in _NAMED_BY_NO_OTHER and not self._named_elsewhere(claim):
+        # The lines the claim is most about state another bound or condition: a line about
+        # something else that states none does not stand in for them.
+        bounded = [f for f in candidates if stated_alike(claim, f) == CONDITION_MISMATCH]
+        nearest = on_topic(claim, alike + bounded, self.question_terms) if bounded else []
+        if nearest and all(f in bounded for f in nearest):
+            topical = alike = []
+        elif not topical and claim.kind in _NAMED_BY_NO_OTHER and not self._named_elsewhere(claim):
             topical = alike  # no phone (date) of the KB is about what the sentence names
         for fact in topical:
             ok, reason = supports(

@@ -496,3 +496,22 @@ def test_the_most_specific_name_wins(answer, grounded):
         score=1.0,
     )
     assert verify_answer(answer, [snippet]).grounded is grounded, answer
+
+
+def test_a_line_without_the_bound_does_not_stand_in_for_the_line_with_it():
+    """ "tidigast 30 dagar före" is about the line that says "senast 30 dagar före"; another
+    line's plain "30 dagar" does not back it."""
+    snippet = Snippet(
+        file="kb/terms.md",
+        text=(
+            "## Villkor\n- Uppsägning av årsabonnemang: senast 30 dagar före förnyelsedatum\n"
+            "- Dina filer sparas i 30 dagar efter att abonnemanget har upphört."
+        ),
+        start_line=1,
+        heading="Villkor",
+        score=1.0,
+    )
+    wrong = "Uppsägning av årsabonnemang: tidigast 30 dagar före förnyelsedatum."
+    right = "Uppsägning av årsabonnemang: senast 30 dagar före förnyelsedatum."
+    assert verify_answer(right, [snippet]).grounded
+    assert not verify_answer(wrong, [snippet]).grounded
