@@ -9,13 +9,13 @@ only its keyed hash (``chat.models.session_hash``, HMAC-SHA256 with
 SECRET_KEY) in ``Conversation.session_hash``, which no admin page, log line
 or export shows.
 
-| token presented                | the socket answers            | the widget then                 |
-|--------------------------------|-------------------------------|---------------------------------|
-| malformed                      | invalid_message, closed 1008  | makes a new token               |
-| unknown                        | ``resumed`` (new conversation) | chats                           |
-| known, live                    | ``resumed`` (its conversation) | shows the history, chats        |
-| known, revoked by staff        | ``token_refused``, closed 4001 | makes a new token: a new chat   |
-| known, past token_expires_at   | ``token_refused``, closed 4001 | makes a new token: a new chat   |
+| token presented               | the socket answers             | the widget then          |
+|-------------------------------|--------------------------------|--------------------------|
+| malformed                     | invalid_message, closed 1008   | makes a new token        |
+| unknown                       | ``resumed`` (new conversation) | chats                    |
+| known, live                   | ``resumed`` (its conversation) | shows the history        |
+| known, revoked by staff       | ``token_refused``, closed 4001 | makes a new token        |
+| known, past token_expires_at  | ``token_refused``, closed 4001 | makes a new token        |
 
 A token's conversation is created on its first ``resume`` with an id that
 follows from the token (``conversation_id_for``), so the tabs that share

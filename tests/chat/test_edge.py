@@ -162,7 +162,7 @@ async def test_the_staff_socket_refuses_an_allowed_embedder_and_a_missing_origin
     settings.WIDGET_ALLOWED_ORIGINS = ["https://shop.example"]
     before = ORIGIN_REFUSALS.labels(socket="staff")._value.get()
     for headers in ([(b"origin", b"https://shop.example")], []):
-        ws = WebsocketCommunicator(application, "/ws/staff/", headers=[(b"host", b"x")] + headers)
+        ws = WebsocketCommunicator(application, "/ws/staff/", headers=[(b"host", b"x"), *headers])
         connected, _ = await ws.connect(timeout=5)
         assert connected is False
     assert ORIGIN_REFUSALS.labels(socket="staff")._value.get() == before + 2
