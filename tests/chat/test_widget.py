@@ -144,3 +144,124 @@ def test_a_token_is_created_once_with_an_expiry(transactional_db, settings):
     assert (
         widget_conversation_open(token=token, language="sv", now=now + dt.timedelta(days=8)) is None
     )
+
+
+# -- the admin, the export, the HTTP side -------------------------------------------
+
+
+@pytest.fixture
+def widget_conversation(transactional_db):
+    """A widget conversation with one exchange, and its token."""
+    from chat.models import Message
+
+    token = new_token()
+    conversation = widget_conversation_open(token=token, language="sv")
+    question = Message.objects.create(
+        conversation=conversation, role="user", message_id="q1", text="Vad kostar premium?"
+    )
+    Message.objects.create(
+        conversation=conversation,
+        role="assistant",
+        message_id="q1",
+        reply_to=question,
+        text="Premium: 399 kr/månad.",
+    )
+    return conversation, token
+
+
+def test_neither_the_token_nor_its_hash_is_in_the_admin_or_its_export(
+    admin_client, widget_conversation
+):
+    """Changelist, change page, timeline and the JSON Lines export: a stolen token is impossible."""
+    from django.urls import reverse
+
+    conversation, token = widget_conversation
+    secret_forms = (token, session_hash(token))
+    pages = [
+        admin_client.get(reverse("admin:chat_conversation_changelist")),
+        admin_client.get(reverse("admin:chat_conversation_change", args=[conversation.pk])),
+        admin_client.get(reverse("admin:chat_timeline", args=[conversation.pk])),
+        admin_client.post(
+            reverse("admin:chat_conversation_changelist"),
+            {"action": "export_jsonl", "_selected_action": [conversation.pk]},
+        ),
+    ]
+    for page in pages:
+        assert page.status_code == 200
+        body = page.content.decode()
+        assert not any(secret in body for secret in secret_forms)
+    assert "live until" in pages[0].content.decode()
+    assert "widget" in pages[3].content.decode()
+
+
+def test_staff_with_the_permission_revoke_a_token_in_the_admin(
+    client, django_user_model, widget_conversation
+):
+    """The admin action revokes; staff without the permission are not offered it."""
+    from django.contrib.auth.models import Permission
+    from django.urls import reverse
+
+    conversation, token = widget_conversation
+    user = django_user_model.objects.create_user("eva", password="pw-123456", is_staff=True)
+    user.user_permissions.add(Permission.objects.get(codename="view_conversation"))
+    client.force_login(user)
+    url = reverse("admin:chat_conversation_changelist")
+    assert "revoke_widget_tokens" not in client.get(url).content.decode()
+    user.user_permissions.add(Permission.objects.get(codename="revoke_widget_token"))
+    user = django_user_model.objects.get(pk=user.pk)
+    client.force_login(user)
+    assert "revoke_widget_tokens" in client.get(url).content.decode()
+    client.post(url, {"action": "revoke_widget_tokens", "_selected_action": [conversation.pk]})
+    conversation.refresh_from_db()
+    assert conversation.token_revoked_at is not None
+    assert widget_conversation_open(token=token, language="sv") is None
+    assert "revoked" in client.get(url).content.decode()
+
+
+def test_the_history_takes_the_token_from_the_authorization_header(client, widget_conversation):
+    """Bearer token: the transcript; none, malformed or revoked: nothing of it."""
+    conversation, token = widget_conversation
+    answer = client.get("/widget/history/", headers={"Authorization": f"Bearer {token}"})
+    assert answer.json()["conversationId"] == str(conversation.pk)
+    assert [m["text"] for m in answer.json()["messages"]] == [
+        "Vad kostar premium?",
+        "Premium: 399 kr/månad.",
+    ]
+    assert client.get("/widget/history/").status_code == 401
+    assert client.get("/widget/history/", headers={"Authorization": "Bearer x"}).status_code == 401
+    widget_tokens_revoke(conversation_ids=[conversation.pk])
+    revoked = client.get("/widget/history/", headers={"Authorization": f"Bearer {token}"})
+    assert revoked.json() == {
+        "conversationId": None,
+        "messages": [],
+        "suggestions": [],
+        "actions": [],
+    }
+
+
+def test_the_frame_may_be_embedded_only_by_allowed_sites(client, db, settings):
+    """CSP frame-ancestors lists them (no X-Frame-Options DENY on the frame, as on '/'); a
+    Referer from another site is refused and counted; the loader says why in the console."""
+    from chat.metrics import WIDGET_EMBED_REFUSALS
+
+    settings.WIDGET_ALLOWED_ORIGINS = ["https://shop.example"]
+    frame = client.get("/widget/?lang=en", headers={"Referer": "https://shop.example/cart"})
+    assert frame.status_code == 200
+    assert frame["Content-Security-Policy"] == "frame-ancestors 'self' https://shop.example"
+    assert "X-Frame-Options" not in frame and client.get("/")["X-Frame-Options"] == "DENY"
+    assert '<html lang="en"' in frame.content.decode()
+    before = WIDGET_EMBED_REFUSALS._value.get()
+    refused = client.get("/widget/", headers={"Referer": "http://shop.example/"})  # http
+    assert refused.status_code == 403
+    loader = client.get("/widget.js", headers={"Referer": "https://evil.example/"})
+    assert loader.content.decode().startswith('console.error("Support widget: https://evil.example')
+    assert WIDGET_EMBED_REFUSALS._value.get() == before + 2
+    allowed = client.get("/widget.js", headers={"Referer": "https://shop.example/"})
+    assert "https://shop.example" in allowed.content.decode()
+
+
+def test_the_demo_page_is_served_in_development_only(client, db, settings):
+    settings.DEBUG = False
+    assert client.get("/widget-demo/").status_code == 404
+    settings.DEBUG = True
+    assert '<script src="/widget.js" async' in client.get("/widget-demo/").content.decode()

@@ -95,6 +95,7 @@ def sites(tmp_path_factory):
                 product, before="window.__names = Object.getOwnPropertyNames(window);"
             )
             site.pages["/frame"] = f'<iframe title="chat" src="{product}/widget/"></iframe>'
+        allowed.database = db
         yield product, allowed, other
     allowed.close()
     other.close()
@@ -329,3 +330,33 @@ def test_an_english_page_gets_the_english_widget_and_escape_closes_it(context_fa
     page.keyboard.press("Escape")
     launcher.wait_for()
     assert launcher.get_attribute("aria-expanded") == "false"
+
+
+def test_an_expired_token_starts_a_new_conversation_in_every_tab(context_factory, sites):
+    """The server refuses the old token; the loader makes a new one (the other tab follows
+    it through the storage event) and the widget opens empty."""
+    import sqlite3
+
+    _, allowed, _ = sites
+    context = context_factory()
+    page, other = context.new_page(), context.new_page()
+    chat = open_widget(page, allowed.url + "/")
+    ask(chat, "Vad kostar premium?")
+    following = open_widget(other, allowed.url + "/")
+    following.locator(".msg.user").wait_for()
+    old = page.evaluate("localStorage.getItem('support-widget:token')")
+    with sqlite3.connect(allowed.database) as db:
+        db.execute("UPDATE chat_conversation SET token_expires_at = '2000-01-01 00:00:00'")
+    page.reload()
+    chat = chat_frame(page)
+    page.wait_for_function(
+        "old => localStorage.getItem('support-widget:token') !== old", arg=old, timeout=10000
+    )
+    chat.locator('#status[data-state="open"]').wait_for(state="attached", timeout=10000)
+    assert chat.locator(".msg").count() == 0
+    assert chat.get_by_role("heading", name=re.compile("Hej! Jag svarar")).is_visible()
+    following = chat_frame(other)  # reloaded with the new token, still open
+    following.locator('#status[data-state="open"]').wait_for(state="attached", timeout=10000)
+    assert following.locator(".msg").count() == 0
+    ask(chat, "Vad kostar basic?")
+    following.locator(".msg.user").filter(has_text="Vad kostar basic?").wait_for(timeout=2000)
