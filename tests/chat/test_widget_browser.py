@@ -85,7 +85,9 @@ def sites(tmp_path_factory):
         WIDGET_ALLOWED_ORIGINS=allowed.url,
     )
     prepare_database(env)
-    with daphne_server(env) as (port, _):
+    logs = tmp_path_factory.mktemp("widget-log")
+    log, access = logs / "server.log", logs / "access.log"
+    with daphne_server(env, log_path=log, extra_args=("--access-log", str(access))) as (port, _):
         product = f"http://127.0.0.1:{port}"
         for site in (allowed, other):
             site.pages["/"] = host_page(product)
@@ -95,7 +97,7 @@ def sites(tmp_path_factory):
                 product, before="window.__names = Object.getOwnPropertyNames(window);"
             )
             site.pages["/frame"] = f'<iframe title="chat" src="{product}/widget/"></iframe>'
-        allowed.database = db
+        allowed.database, allowed.server_logs = db, (log, access)
         yield product, allowed, other
     allowed.close()
     other.close()
@@ -197,6 +199,9 @@ def test_an_allowed_site_embeds_the_chat_and_finds_it_again_after_a_reload(
     stored = page.evaluate("localStorage.getItem('support-widget:token')")
     assert re.fullmatch(r"[A-Za-z0-9_-]{43}", stored)
     assert all(stored not in request for request in _urls(page)), "never in a URL"
+    server_log = "".join(path.read_text() for path in allowed.server_logs)
+    assert "/widget/history/" in server_log, "the server's access log is on"
+    assert stored not in server_log, "never in a log line"
 
 
 # Records the text of the answer while it streams (shorter than the final one).
