@@ -265,3 +265,17 @@ def test_the_demo_page_is_served_in_development_only(client, db, settings):
     assert client.get("/widget-demo/").status_code == 404
     settings.DEBUG = True
     assert '<script src="/widget.js" async' in client.get("/widget-demo/").content.decode()
+
+
+def test_an_entry_of_widget_allowed_origins_that_is_no_origin_fails_the_check(settings):
+    """A host without scheme, or a URL with a path, is named in a clear error."""
+    from chat.checks import widget_allowed_origins_check
+
+    settings.WIDGET_ALLOWED_ORIGINS = [
+        "https://shop.example",
+        "shop.example",
+        "https://a.example/x",
+    ]
+    errors = widget_allowed_origins_check(None)
+    assert [e.id for e in errors] == ["chat.E001", "chat.E001"]
+    assert "'shop.example' is not an origin" in errors[0].msg
