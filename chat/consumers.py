@@ -6,6 +6,11 @@ Only Channels' public hooks: ``connect``, ``decode_json`` (frame to JSON),
 client message type is handled: ``ChatConsumer.handlers`` below. The turns
 run in a ``chat.turns.TurnRunner``; the turn itself is ``chat.pipeline``.
 
+The website widget's socket (``/ws/widget/``, ``widget=True``) is the same
+consumer: it is accepted without a conversation, and its first frame,
+``resume``, presents the conversation token (``chat.widget``). A question and
+its final answer also go to the conversation's other sockets (its tabs).
+
 Frames that are not JSON text never leave the JSON hooks as exceptions
 (Channels ends the connection on one): ``decode_json`` returns the frame's
 ``ProtocolError`` and ``receive_json`` answers it with an error frame.

@@ -279,3 +279,11 @@ def test_an_entry_of_widget_allowed_origins_that_is_no_origin_fails_the_check(se
     errors = widget_allowed_origins_check(None)
     assert [e.id for e in errors] == ["chat.E001", "chat.E001"]
     assert "'shop.example' is not an origin" in errors[0].msg
+
+
+def test_a_parsed_resume_never_shows_its_token_in_a_repr():
+    from chat import protocol
+
+    token = new_token()
+    command = protocol.parse_command({"type": "resume", "token": token}, max_text_chars=10)
+    assert command.token == token and token not in repr(command) and token not in str(command)
