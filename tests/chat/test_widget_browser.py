@@ -365,3 +365,22 @@ def test_an_expired_token_starts_a_new_conversation_in_every_tab(context_factory
     assert following.locator(".msg").count() == 0
     ask(chat, "Vad kostar basic?")
     following.locator(".msg.user").filter(has_text="Vad kostar basic?").wait_for(timeout=2000)
+
+
+def test_feedback_in_the_widget_is_kept_across_a_reload(context_factory, sites):
+    """The page's feedback (thumbs, reason, comment) works the same inside the frame."""
+    _, allowed, _ = sites
+    page = context_factory().new_page()
+    chat = open_widget(page, allowed.url + "/")
+    answer = ask(chat, "Vad kostar premium?")
+    answer.get_by_role("button", name="Inte hjälpsamt").click()
+    form = answer.get_by_role("group", name="Vad var fel?")
+    form.get_by_role("radio", name="Fel").check()
+    answer.get_by_role("button", name="Skicka synpunkter").click()
+    answer.get_by_text("Tack för dina synpunkter!").wait_for()
+    page.wait_for_timeout(300)  # the feedback frame is on its way
+    page.reload()
+    restored = chat_frame(page).locator(".msg.assistant[data-status]").last
+    restored.get_by_text("Tack för dina synpunkter!").wait_for(timeout=10000)
+    thumb = restored.get_by_role("button", name="Inte hjälpsamt")
+    assert thumb.get_attribute("aria-pressed") == "true"
