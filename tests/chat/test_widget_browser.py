@@ -82,6 +82,7 @@ def sites(tmp_path_factory):
     env = product_env(
         DATABASE_URL=f"sqlite:///{db}",
         LLM_TOKEN_DELAY_MS="60,90",
+        HANDOFF_OPENING_HOURS="never",  # the customer is offered a callback or a ticket
         WIDGET_ALLOWED_ORIGINS=allowed.url,
     )
     prepare_database(env)
@@ -384,3 +385,14 @@ def test_feedback_in_the_widget_is_kept_across_a_reload(context_factory, sites):
     restored.get_by_text("Tack för dina synpunkter!").wait_for(timeout=10000)
     thumb = restored.get_by_role("button", name="Inte hjälpsamt")
     assert thumb.get_attribute("aria-pressed") == "true"
+
+
+def test_asking_for_a_person_in_the_widget_is_answered_there(context_factory, sites):
+    """The handoff step under an answer we could not give reaches the server from the frame."""
+    _, allowed, _ = sites
+    page = context_factory().new_page()
+    chat = open_widget(page, allowed.url + "/")
+    answer = ask(chat, "hallucinate")
+    answer.get_by_role("button", name="Prata med en person").click()
+    chat.locator(".notice.handoff").wait_for(timeout=10000)
+    assert "ringa upp dig" in chat.locator(".notice.handoff").inner_text()
