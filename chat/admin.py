@@ -17,7 +17,7 @@ from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 
 from actions.admin_tools import ReadOnlyAdminMixin, ReadOnlyInline, export_jsonl, timeline_link
-from chat import gaps, selectors, services
+from chat import gaps, selectors, services, widget
 from chat.models import (
     AnswerReview,
     Conversation,
@@ -79,16 +79,48 @@ class MessageInline(ReadOnlyInline):
 
 @admin.register(Conversation)
 class ConversationAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
-    list_display = ("id", "language", "started_at", "last_active_at", "message_count")
-    list_filter = ("language", "started_at")
+    list_display = (
+        "id",
+        "channel",
+        "language",
+        "started_at",
+        "last_active_at",
+        "message_count",
+        "widget_token",
+    )
+    list_filter = ("channel", "language", "started_at")
     search_fields = ("id", "messages__text")
-    # The session's hash is a lookup key, not something staff read or export.
+    # The session's (or widget token's) hash is a lookup key, not something staff read or export;
+    # the widget's token itself is stored nowhere.
     exclude = ("session_hash",)
     export_exclude = ("session_hash",)
     date_hierarchy = "started_at"
     inlines = [MessageInline]
-    actions = [export_jsonl]
-    readonly_fields = ("timeline",)
+    actions = [export_jsonl, "revoke_widget_tokens"]
+    readonly_fields = ("timeline", "widget_token")
+
+    @admin.display(description="widget token")
+    def widget_token(self, obj) -> str:
+        """The token's state (never the token): live until, revoked at, expired at."""
+        if obj.channel != Conversation.Channel.WIDGET:
+            return "-"
+        if obj.token_revoked_at:
+            return f"revoked {obj.token_revoked_at:%Y-%m-%d %H:%M}"
+        state = "expired" if obj.token_expires_at <= timezone.now() else "live until"
+        return f"{state} {obj.token_expires_at:%Y-%m-%d %H:%M}"
+
+    @admin.action(
+        description="Revoke the widget token (its browser starts a new conversation)",
+        permissions=["revoke_widget_token"],
+    )
+    def revoke_widget_tokens(self, request: HttpRequest, queryset) -> None:
+        count = widget.widget_tokens_revoke(
+            conversation_ids=list(queryset.values_list("pk", flat=True))
+        )
+        self.message_user(request, f"Revoked {count} widget token(s).", messages.SUCCESS)
+
+    def has_revoke_widget_token_permission(self, request: HttpRequest) -> bool:
+        return request.user.has_perm("chat.revoke_widget_token")
 
     @admin.display(description="messages")
     def message_count(self, obj) -> int:

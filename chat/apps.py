@@ -1,5 +1,7 @@
 from django.apps import AppConfig
 
+from chat import checks  # noqa: F401  (registers the chat's system checks; no models imported)
+
 
 class ChatConfig(AppConfig):
     name = "chat"

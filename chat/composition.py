@@ -20,7 +20,7 @@ from types import ModuleType
 
 from django.conf import settings
 
-from chat import action_calls, admission, audit, handoff, metrics
+from chat import action_calls, admission, audit, handoff, metrics, widget
 from chat.asyncdb import off_loop
 from chat.context import ConversationContext
 from chat.edge import ConnectionsByAddress
@@ -41,6 +41,8 @@ class ChatServices:
     turn: TurnServices
     # (session_key=) -> the browser session's conversation, resumed or new.
     conversation: Callable[..., Awaitable[ConversationContext]]
+    # (token=, language=) -> the widget token's conversation, or None: revoked or expired.
+    widget_conversation: Callable[..., Awaitable[ConversationContext | None]]
     # (context=, suggestion_id=) -> the action's result dict; raise SuggestionNotFound.
     confirm_action: Callable[..., Awaitable[dict]]
     reject_action: Callable[..., Awaitable[dict]]
@@ -90,6 +92,7 @@ def _build(backend_name: str, base_url: str, model: str) -> ChatServices:
     return ChatServices(
         turn=turn,
         conversation=off_loop(conversation_context),
+        widget_conversation=off_loop(widget.widget_context),
         confirm_action=action_calls.suggestion_confirm,
         reject_action=action_calls.suggestion_reject,
         give_feedback=off_loop(feedback_create),

@@ -6,6 +6,11 @@ Only Channels' public hooks: ``connect``, ``decode_json`` (frame to JSON),
 client message type is handled: ``ChatConsumer.handlers`` below. The turns
 run in a ``chat.turns.TurnRunner``; the turn itself is ``chat.pipeline``.
 
+The website widget's socket (``/ws/widget/``, ``widget=True``) is the same
+consumer: it is accepted without a conversation, and its first frame,
+``resume``, presents the conversation token (``chat.widget``). A question and
+its final answer also go to the conversation's other sockets (its tabs).
+
 Frames that are not JSON text never leave the JSON hooks as exceptions
 (Channels ends the connection on one): ``decode_json`` returns the frame's
 ``ProtocolError`` and ``receive_json`` answers it with an error frame.
@@ -56,11 +61,18 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
     person: str | None = None
     closing = False
     groups_joined: tuple[str, ...] = ()
+    context = None  # the conversation's ConversationContext once known
 
-    def __init__(self, *args, services: ChatServices | None = None, **kwargs) -> None:
-        """``services``: fakes for a test (``as_asgi(services=...)``); else the process's."""
+    def __init__(
+        self, *args, services: ChatServices | None = None, widget: bool = False, **kwargs
+    ) -> None:
+        """``services``: fakes for a test (``as_asgi(services=...)``); else the process's.
+
+        ``widget``: the widget's socket, whose first frame presents its token.
+        """
         super().__init__(*args, **kwargs)
         self.services = services or chat_services()
+        self.widget = widget
         # Every frame of a turn goes through the handoff gate (see _agent_frame).
         self.turns = TurnRunner(self._agent_frame, on_person=self._person_found)
 
@@ -85,8 +97,10 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
     async def connect(self) -> None:
         """Resume the browser session's conversation (or start one) and accept.
 
-        The connection's slot (per-address count, open-connections gauge) is
-        released on every path that does not end in an open connection.
+        The widget's socket is accepted without one: its conversation comes with
+        its first frame (``resume``, ``on_resume``). The connection's slot
+        (per-address count, open-connections gauge) is released on every path
+        that does not end in an open connection.
         """
         services = self.services
         self.address = client_address(self.scope)
@@ -99,23 +113,19 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
             )
             return
         try:
-            self.context = await services.conversation(
-                session_key=self.scope.get("session_key", "")
-            )
-            self.context.client_address = self.address
             self.limiter = limiter_from_setting(settings.WS_RATE_LIMIT)
             self.flood = limiter_from_setting(settings.WS_FLOOD_LIMIT)
-            self.person = await services.person_owning(conversation_id=self.context.id)
-            if not await self._join_groups(conversation_group(self.context.id), KB_GROUP):
-                self.slot.release()
-                await self.close()  # the handshake is refused; the client retries
-                return
+            if not self.widget:
+                context = await services.conversation(session_key=self.scope.get("session_key", ""))
+                if not await self._open(context):
+                    self.slot.release()
+                    await self.close()  # the handshake is refused; the client retries
+                    return
             await self.accept()
         except BaseException:
             self.slot.release()
             raise
         services.live.register(self)
-        bind_conversation(self.context.id)
         services.metrics.connection_opened()
         self.slot.on_release(services.metrics.connection_closed)
         if self.person is not None:  # a reload while a person owns the conversation
@@ -135,11 +145,17 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
             if isinstance(content, ProtocolError):
                 raise content
             command = protocol.parse_command(content, max_text_chars=settings.WS_MAX_TEXT_CHARS)
+            if (self.context is None) != isinstance(command, protocol.Resume):
+                await self._refuse(*_out_of_order(self.widget, command))
+                return
             unlimited = isinstance(command, protocol.Cancel | protocol.Typing)
             if not unlimited and not self.limiter.allow():
                 raise ProtocolError(ErrorCode.RATE_LIMITED, "Too many messages; slow down.")
             await self.handlers[type(command)](self, command)
         except ProtocolError as exc:
+            if self.context is None:  # the widget's resume: nothing to go on with
+                await self._refuse(exc.code, exc.message, 1008)
+                return
             await self.send_json(exc.frame())
         except Exception:
             logger.exception("Unexpected error handling a frame")
@@ -171,6 +187,9 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         to a person whose join never reached us.
         """
         message_id = command.id or new_message_id()
+        await self._tell_other_tabs(
+            "tab.frame", {"type": "user_message", "messageId": message_id, "text": command.text}
+        )
         if self.person is not None:
             # A DatabaseError propagates: never let the agent answer a conversation a person owns.
             delivered = await self.services.message_to_person(
@@ -191,6 +210,21 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
             services=self.services.turn,
         )
         await self.turns.start(turn)
+
+    async def on_resume(self, command: protocol.Resume) -> None:
+        """The widget's token: its conversation (new or resumed), or ``token_refused``."""
+        context = await self.services.widget_conversation(
+            token=command.token, language=command.language
+        )
+        if context is None:
+            await self._token_refused()
+            return
+        if not await self._open(context):
+            await self.close(code=1011)  # the channel layer is away; the widget retries
+            return
+        await self.send_json({"type": "resumed", "conversationId": str(context.id)})
+        if self.person is not None:
+            await self.send_json({"type": "agent_joined", "name": self.person})
 
     async def on_handoff_request(self, command: protocol.RequestHandoff) -> None:
         """Queue the conversation for a person (or, outside opening hours, offer alternatives)."""
@@ -268,6 +302,7 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         protocol.GiveFeedback: on_feedback,
         protocol.RequestHandoff: on_handoff_request,
         protocol.Typing: on_typing,
+        protocol.Resume: on_resume,
     }
 
     # -- channel layer events --------------------------------------------------
@@ -302,6 +337,16 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         if event["origin"] != self.channel_name:
             await self.send_json(event["frame"])
 
+    async def tab_frame(self, event: dict) -> None:
+        """Another tab of this conversation sent a message or got an answer: show it here too."""
+        if event["origin"] != self.channel_name:
+            await self.send_json(event["frame"])
+
+    async def token_revoked(self, event: dict) -> None:
+        """Staff revoked this widget conversation's token: the widget starts a new one."""
+        if self.widget:
+            await self._token_refused()
+
     async def kb_reindexed(self, event: dict) -> None:
         """A reindex committed somewhere: load the new index now, not on the next question."""
         await self.services.refresh_index(version=event["version"])
@@ -318,7 +363,9 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
             await self.send_json(
                 error_frame(
                     ErrorCode.SERVER_SHUTDOWN,
-                    texts.localized(texts.SERVER_RESTARTING, self.context.language),
+                    texts.localized(
+                        texts.SERVER_RESTARTING, self.context.language if self.context else "sv"
+                    ),
                 )
             )
             await self.close(code=1001)
@@ -338,6 +385,8 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         await self.send_json(frame)
         if frame["type"] == "action_suggestion":
             await self._tell_other_tabs("action.suggested", frame)
+        elif frame["type"] == "response":
+            await self._tell_other_tabs("tab.frame", frame)
 
     async def _person_found(self, name: str) -> None:
         """A turn's beginning found that a person owns the conversation (their join never
@@ -366,6 +415,26 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
             )
         elif result.position is not None:
             await self.send_json({"type": "handoff_queued", "position": result.position})
+
+    async def _open(self, context) -> bool:
+        """Make ``context`` this connection's conversation and join its groups.
+
+        False when the channel layer is unavailable (the connection cannot go on).
+        """
+        self.context = context
+        context.client_address = self.address
+        self.person = await self.services.person_owning(conversation_id=context.id)
+        if not await self._join_groups(conversation_group(context.id), KB_GROUP):
+            return False
+        bind_conversation(context.id)
+        return True
+
+    async def _token_refused(self) -> None:
+        """The widget's token may not resume (revoked, expired): it makes a new one."""
+        self.closing = True
+        await self.turns.stop()
+        await self.send_json({"type": "token_refused"})
+        await self.close(code=4001)
 
     async def _refuse(self, code: str, message: str, close_code: int) -> None:
         """One error frame, then close with ``close_code`` (1008 policy, 1009 too big)."""
@@ -404,6 +473,15 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
             ) from None
         except PhoneProblem as problem:
             raise ProtocolError(problem.code, problem.message, suggestionId=suggestion_id) from None
+
+
+def _out_of_order(widget: bool, command) -> tuple[str, str, int]:
+    """The refusal of a frame that comes before (or instead of) the widget's ``resume``."""
+    if not widget:
+        return ErrorCode.INVALID_MESSAGE, "resume is for the widget's socket only.", 1008
+    if isinstance(command, protocol.Resume):
+        return ErrorCode.INVALID_MESSAGE, "The conversation is already resumed.", 1008
+    return ErrorCode.INVALID_MESSAGE, "The widget's first frame must be resume.", 1008
 
 
 def _decoded(text_data: str | None, bytes_data: bytes | None):

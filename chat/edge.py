@@ -18,6 +18,20 @@ itself and is ignored.
 The per-address connection cap (``ConnectionsByAddress``) and the action
 quotas count by this address.
 
+Which browser pages may open a socket (``origin_allowed``): origins are
+compared whole, scheme, host and port (``normalized_origin``: lower case,
+default port dropped). The server's own origin is the handshake's ``Host``
+(which must be one of ``ALLOWED_HOSTS``, so a rebound DNS name is not "own")
+with ``https`` when the connection is secure.
+
+| Origin header                     | chat and widget socket | staff socket |
+|-----------------------------------|------------------------|--------------|
+| none (curl, a server-side client) | accepted               | refused      |
+| ``null``, unparsable, not http(s) | refused                | refused      |
+| the server's own origin           | accepted               | accepted     |
+| in ``WIDGET_ALLOWED_ORIGINS``     | accepted               | refused      |
+| anything else (another port too)  | refused                | refused      |
+
 A connection's place in the count is a ``ConnectionSlot``, released exactly
 once on every path: by the consumer's ``disconnect`` (in a ``finally``), by
 its ``connect`` when that fails after admission, and by ``ReleaseSlots``
@@ -31,8 +45,10 @@ import logging
 from collections import Counter
 from collections.abc import Callable
 from functools import lru_cache
+from urllib.parse import urlsplit
 
 from django.conf import settings
+from django.http.request import split_domain_port, validate_host
 
 logger = logging.getLogger(__name__)
 
@@ -89,6 +105,69 @@ def client_address(scope: dict) -> str:
         value for name, value in scope.get("headers", ()) if name.lower() == b"x-forwarded-for"
     )
     return forwarded_client(peer, forwarded.decode("latin-1"), proxies)
+
+
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def normalized_origin(value: str) -> str | None:
+    """``scheme://host[:port]`` in lower case without a default port; None when not an origin."""
+    try:
+        parts = urlsplit(value.strip())
+        port = parts.port
+    except ValueError:
+        return None
+    scheme = parts.scheme.lower()
+    host = parts.hostname
+    if scheme not in _DEFAULT_PORTS or not host or parts.username or parts.password:
+        return None
+    if parts.path not in ("", "/") or parts.query or parts.fragment:
+        return None
+    if ":" in host:
+        host = f"[{host}]"
+    return f"{scheme}://{host}" + (f":{port}" if port and port != _DEFAULT_PORTS[scheme] else "")
+
+
+def allowed_widget_origins() -> frozenset[str]:
+    """``WIDGET_ALLOWED_ORIGINS`` normalised (entries that are not origins are left out)."""
+    return _normalized_all(tuple(settings.WIDGET_ALLOWED_ORIGINS))
+
+
+@lru_cache(maxsize=8)
+def _normalized_all(values: tuple[str, ...]) -> frozenset[str]:
+    return frozenset(o for o in map(normalized_origin, values) if o)
+
+
+def hosts_allowed() -> list[str]:
+    """ALLOWED_HOSTS, plus the local names Django itself allows in DEBUG."""
+    hosts = list(settings.ALLOWED_HOSTS)
+    if settings.DEBUG and not hosts:
+        hosts = [".localhost", "127.0.0.1", "[::1]"]
+    return hosts
+
+
+def own_origin(host: str, *, secure: bool) -> str | None:
+    """This server's origin as the client addressed it (``Host``), if that host is allowed."""
+    domain, _port = split_domain_port(host)
+    if not domain or not validate_host(domain, hosts_allowed()):
+        return None
+    return normalized_origin(f"{'https' if secure else 'http'}://{host}")
+
+
+def origin_allowed(
+    origin: str | None, *, host: str, secure: bool, embedders: frozenset[str]
+) -> bool:
+    """Whether a handshake with this ``Origin`` header may open the socket (see the table).
+
+    ``origin`` None: no header. ``embedders``: the other origins allowed
+    (``allowed_widget_origins()`` for the chat, empty for staff).
+    """
+    if origin is None:
+        return True
+    parsed = normalized_origin(origin)
+    if parsed is None:
+        return False
+    return parsed == own_origin(host, secure=secure) or parsed in embedders
 
 
 class ConnectionsByAddress:

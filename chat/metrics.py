@@ -58,11 +58,23 @@ TURN_DURATION = Histogram(
     buckets=(0.1, 0.25, 0.5, 1, 2, 3, 5, 7.5, 10, 15, 20, 30, 60, 120),
 )
 
+ORIGIN_REFUSALS = Counter(
+    "chat_websocket_origin_refusals",
+    "WebSocket handshakes refused for their Origin, by socket (chat, staff).",
+    ["socket"],
+)
+WIDGET_EMBED_REFUSALS = Counter(
+    "chat_widget_embed_refusals",
+    "Widget frames asked for by a page whose origin is not in WIDGET_ALLOWED_ORIGINS.",
+)
+
 # Every known label value exported from the start, so rates work from zero.
 for _status in Message.Status.values:
     TURNS.labels(outcome=_status)
 for _result in CONFIRM_RESULTS:
     ACTION_CONFIRMATIONS.labels(result=_result)
+for _socket in ("chat", "staff"):
+    ORIGIN_REFUSALS.labels(socket=_socket)
 
 
 def connection_opened() -> None:
@@ -74,6 +86,16 @@ def connection_opened() -> None:
 def connection_closed() -> None:
     """Count a chat WebSocket that closed; call once per ``connection_opened``."""
     CONNECTIONS_OPEN.dec()
+
+
+def origin_refused(socket: str) -> None:
+    """Count a handshake refused for its Origin (``socket``: chat or staff)."""
+    ORIGIN_REFUSALS.labels(socket=socket).inc()
+
+
+def widget_embed_refused() -> None:
+    """Count a widget frame refused to a page on an origin that may not embed it."""
+    WIDGET_EMBED_REFUSALS.inc()
 
 
 def turn_finished(status: str, ttft_ms: float | None, total_ms: float | None) -> None:

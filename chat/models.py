@@ -27,17 +27,61 @@ class Language(models.TextChoices):
     ENGLISH = "en", "English"
 
 
+def conversation_id_for(credential: str) -> uuid.UUID:
+    """The id a new conversation of this session key or widget token gets (keyed, one-way).
+
+    Every tab presenting the same credential before the first message starts
+    the same conversation. Another salt than ``session_hash``: the id (shown
+    to staff) is not the stored lookup key, and neither gives the credential.
+    """
+    digest = salted_hmac(_CONVERSATION_ID_SALT, credential, algorithm="sha256").hexdigest()
+    return uuid.UUID(digest[:32], version=4)
+
+
+_CONVERSATION_ID_SALT = "chat.Conversation.id"
+
+
 class Conversation(models.Model):
+    """One customer's conversation, bound to the credential its browser presents.
+
+    | channel | credential                       | resumes while                      |
+    |---------|----------------------------------|------------------------------------|
+    | page    | the session cookie (``/``)        | the cookie lives                   |
+    | widget  | the widget's conversation token   | not revoked, before token_expires_at |
+
+    Either credential is stored only as ``session_hash(credential)``.
+    """
+
+    class Channel(models.TextChoices):
+        PAGE = "page", "Chat page"
+        WIDGET = "widget", "Website widget"
+
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    # The browser session that owns it, as ``session_hash(key)``; empty for
-    # clients without cookies. In no admin list, search or export.
+    # The browser session (or widget token) that owns it, as ``session_hash(key)``;
+    # empty for clients without cookies. In no admin list, search or export.
     session_hash = models.CharField(max_length=64, blank=True, db_index=True, editable=False)
+    channel = models.CharField(max_length=8, choices=Channel.choices, default=Channel.PAGE)
+    # Widget conversations: when the token stops resuming it, and when staff revoked it.
+    token_expires_at = models.DateTimeField(null=True, blank=True)
+    token_revoked_at = models.DateTimeField(null=True, blank=True)
     language = models.CharField(max_length=2, choices=Language.choices, default=Language.SWEDISH)
     started_at = models.DateTimeField(auto_now_add=True, db_index=True)
     last_active_at = models.DateTimeField(auto_now_add=True, db_index=True)
 
     class Meta:
         ordering = ["-last_active_at"]
+        permissions = [("revoke_widget_token", "Can revoke a widget conversation's token")]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(channel__in=["page", "widget"]),
+                name="chat_conversation_channel_valid",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(channel="page", token_expires_at__isnull=True)
+                | models.Q(channel="widget", token_expires_at__isnull=False),
+                name="chat_conversation_widget_token_expires",
+            ),
+        ]
 
     def __str__(self) -> str:
         return f"Conversation {str(self.id)[:8]}"

@@ -15,6 +15,11 @@ is two steps, which the consumer calls from two Channels hooks:
 | JSON but not an object                  | invalid_message        | stays open      |
 | object without a known ``type``         | unknown_type           | stays open      |
 | a known type with a bad field           | invalid_message (text: too_large) | stays open |
+
+The widget's socket (``/ws/widget/``) takes one more command, and it first:
+``{"type": "resume", "token": ..., "language": "sv"|"en"}``. The token is the
+widget's conversation token (``WIDGET_TOKEN``: 43 URL-safe base64 characters,
+32 random bytes); it is never echoed in an error.
 """
 
 import json
@@ -98,8 +103,26 @@ class Typing:
     """The customer is typing (relayed to the person who owns the conversation)."""
 
 
+@dataclass(frozen=True, slots=True)
+class Resume:
+    """The widget's first frame: its conversation token (chat.widget) and page language."""
+
+    token: str
+    language: str = "sv"
+
+    def __repr__(self) -> str:  # a token never reaches a log line through a repr
+        return f"Resume(token=<hidden>, language={self.language!r})"
+
+
 Command = (
-    SendMessage | Cancel | ConfirmAction | RejectAction | GiveFeedback | RequestHandoff | Typing
+    SendMessage
+    | Cancel
+    | ConfirmAction
+    | RejectAction
+    | GiveFeedback
+    | RequestHandoff
+    | Typing
+    | Resume
 )
 
 MAX_ID_CHARS = 100
@@ -120,6 +143,8 @@ def made_storable(value: str) -> str:
 
 
 MAX_PHONE_CHARS = 40
+WIDGET_TOKEN = re.compile(r"[A-Za-z0-9_-]{43}")
+LANGUAGES = ("sv", "en")
 FEEDBACK_REASONS = ("wrong", "not_helpful", "no_answer", "other")
 
 
@@ -280,7 +305,23 @@ def _parse_typing(data: dict, max_text_chars: int) -> Typing:
     return Typing()
 
 
+def _parse_resume(data: dict, max_text_chars: int) -> Resume:
+    token = data.get("token")
+    if not isinstance(token, str) or not WIDGET_TOKEN.fullmatch(token):
+        raise ProtocolError(
+            ErrorCode.INVALID_MESSAGE,
+            "Field 'token' must be 43 URL-safe base64 characters (32 random bytes).",
+        )
+    language = data.get("language") or "sv"
+    if language not in LANGUAGES:
+        raise ProtocolError(
+            ErrorCode.INVALID_MESSAGE, f"Field 'language' must be one of {', '.join(LANGUAGES)}."
+        )
+    return Resume(token=token, language=language)
+
+
 _PARSERS = {
+    "resume": _parse_resume,
     "handoff_request": _parse_handoff_request,
     "typing": _parse_typing,
     "message": _parse_message,

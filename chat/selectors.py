@@ -8,25 +8,58 @@ from django.db.models import F
 from actions.models import Suggestion
 from chat.context import ConversationContext
 from chat.handoff_rules import staff_name
-from chat.models import Conversation, Feedback, Handoff, HandoffEvent, Message, session_hash
+from chat.models import (
+    Conversation,
+    Feedback,
+    Handoff,
+    HandoffEvent,
+    Message,
+    conversation_id_for,
+    session_hash,
+)
 
 
 def conversation_for_session(*, session_key: str) -> Conversation | None:
-    """The most recent conversation of a browser session."""
+    """The most recent chat-page conversation of a browser session."""
     if not session_key:
         return None
     return (
-        Conversation.objects.filter(session_hash=session_hash(session_key))
+        Conversation.objects.filter(
+            session_hash=session_hash(session_key), channel=Conversation.Channel.PAGE
+        )
         .order_by("-last_active_at")
         .first()
     )
 
 
+def conversation_for_token(*, token: str, now) -> Conversation | None:
+    """The widget conversation of a conversation token, unless revoked or expired at ``now``."""
+    if not token:
+        return None
+    return Conversation.objects.filter(
+        session_hash=session_hash(token),
+        channel=Conversation.Channel.WIDGET,
+        token_revoked_at__isnull=True,
+        token_expires_at__gt=now,
+    ).first()
+
+
 def conversation_context(*, session_key: str) -> ConversationContext:
-    """A connection's starting state: the session's conversation resumed, or a new one."""
+    """A connection's starting state: the session's conversation resumed, or a new one.
+
+    A new one's id follows from the session key (``conversation_id_for``): the
+    session's tabs that connect before its first message share it.
+    """
     conversation = conversation_for_session(session_key=session_key)
     if conversation is None:
-        return ConversationContext(session_key=session_key)
+        if not session_key:
+            return ConversationContext()
+        return ConversationContext(id=conversation_id_for(session_key), session_key=session_key)
+    return context_of(conversation, session_key=session_key)
+
+
+def context_of(conversation: Conversation, *, session_key: str) -> ConversationContext:
+    """The connection state of an existing conversation: its last exchanges for the LLM."""
     context = ConversationContext(
         id=conversation.pk, session_key=session_key, language=conversation.language
     )

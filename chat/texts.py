@@ -57,6 +57,10 @@ PAGE = {
     "you": gettext_noop("You"),
     "assistant": gettext_noop("Assistant"),
     "log": gettext_noop("Conversation"),
+    # The website widget (templates/chat/widget.html, chat/static/chat/widget-frame.js).
+    "openChat": gettext_noop("Chat with us"),
+    "closeChat": gettext_noop("Close the chat"),
+    "frameTitle": gettext_noop("Customer service chat"),
     "jumpToLatest": gettext_noop("Jump to latest"),
     "connecting": gettext_noop("Connecting…"),
     "connected": gettext_noop("Connected"),

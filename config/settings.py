@@ -283,6 +283,14 @@ if env.bool("DJANGO_SECURE_PROXY_SSL_HEADER", default=False):
 # e.g. https://chat.example.com (scheme included), for the admin's forms.
 CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
 
+# The chat widget (docs/widget.md): the sites that may embed it (its frame's CSP
+# frame-ancestors) and open the chat's WebSocket, as origins, comma-separated
+# ("https://www.example.com,https://shop.example.com"). The product's own pages
+# need no entry.
+WIDGET_ALLOWED_ORIGINS = env.list("WIDGET_ALLOWED_ORIGINS", default=[])
+# How long a widget conversation token resumes its conversation, from its first use.
+WIDGET_TOKEN_DAYS = env.int("WIDGET_TOKEN_DAYS", default=30)
+
 # Reverse proxies whose X-Forwarded-For is believed (addresses or CIDR ranges,
 # comma-separated, e.g. "127.0.0.1,10.0.0.0/8"). Empty: the peer is the client.
 # See chat/edge.py.

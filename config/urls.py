@@ -9,6 +9,10 @@ from grounding.preview import retrieval_preview
 urlpatterns = [
     path("", views.chat_page, name="chat"),
     path("history/", views.chat_history, name="chat-history"),
+    path("widget.js", views.widget_loader, name="widget-loader"),
+    path("widget/", views.widget_frame, name="widget-frame"),
+    path("widget/history/", views.widget_history, name="widget-history"),
+    path("widget-demo/", views.widget_demo, name="widget-demo"),
     path("i18n/", include("django.conf.urls.i18n")),
     path("staff/", views.staff_console, name="staff-console"),
     path(

@@ -1,29 +1,68 @@
 """The WebSocket side of the ASGI application: origin check, session key, routes."""
 
+import logging
+
 from channels.auth import AuthMiddlewareStack
 from channels.routing import URLRouter
-from channels.security.websocket import OriginValidator
+from channels.security.websocket import WebsocketDenier
 from django.conf import settings
 from django.http.cookie import parse_cookie
 from django.urls import path
 
+from chat import metrics
 from chat.consumers import ChatConsumer
-from chat.edge import ReleaseSlots
+from chat.edge import ReleaseSlots, allowed_widget_origins, origin_allowed
 from chat.staff_consumer import StaffConsumer
 
+logger = logging.getLogger(__name__)
 
-class BrowserOriginValidator(OriginValidator):
-    """Refuse browser handshakes from foreign origins, accept non-browser clients.
 
-    Only browsers send an Origin header, and only browsers carry a victim's
-    cookies, so a handshake without one (curl, the seed's test client) is
-    accepted. ``Origin: null`` (sandboxed frames, file:// pages) is refused.
+def _header(scope, name: bytes) -> str | None:
+    for key, value in scope.get("headers", ()):
+        if key.lower() == name:
+            return value.decode("latin-1")
+    return None
+
+
+class OriginGate:
+    """Refuse browser handshakes from origins that may not open this socket (chat.edge's table).
+
+    The whole origin is compared (scheme, host, port) with the server's own,
+    and for the chat with ``WIDGET_ALLOWED_ORIGINS``. A refusal is a 403 to the
+    handshake (the browser's console shows it), a warning naming the origin
+    and the setting, and ``chat_websocket_origin_refusals_total{socket}``.
     """
 
-    def valid_origin(self, parsed_origin) -> bool:
-        if parsed_origin is None:
-            return True
-        return super().valid_origin(parsed_origin)
+    def __init__(self, app, *, socket: str, embedders: bool, origin_required: bool) -> None:
+        self.app = app
+        self.socket = socket
+        self.embedders = embedders
+        self.origin_required = origin_required
+
+    async def __call__(self, scope, receive, send):
+        origin = _header(scope, b"origin")
+        embedders = allowed_widget_origins() if self.embedders else frozenset()
+        allowed = origin_allowed(
+            origin, host=_header(scope, b"host") or "", secure=_secure(scope), embedders=embedders
+        ) and not (origin is None and self.origin_required)
+        if allowed:
+            return await self.app(scope, receive, send)
+        metrics.origin_refused(self.socket)
+        logger.warning(
+            "Refused a %s WebSocket from origin %.100r: not this site%s",
+            self.socket,
+            origin,
+            " and not in WIDGET_ALLOWED_ORIGINS" if self.embedders else "",
+        )
+        return await WebsocketDenier()(scope, receive, send)
+
+
+def _secure(scope) -> bool:
+    """wss, or https at a trusted TLS proxy (``SECURE_PROXY_SSL_HEADER``, as Django reads it)."""
+    if scope.get("scheme") in ("wss", "https"):
+        return True
+    proxy = getattr(settings, "SECURE_PROXY_SSL_HEADER", None)
+    return bool(proxy) and (_header(scope, b"x-forwarded-proto") or "").lower() == "https"
 
 
 def session_key_from_headers(headers) -> str:
@@ -55,29 +94,36 @@ class SessionKeyMiddleware:
         return await self.app({**scope, "session_key": key}, receive, send)
 
 
-def allowed_origins() -> list[str]:
-    """ALLOWED_HOSTS, plus the local names Django itself allows in DEBUG."""
-    hosts = list(settings.ALLOWED_HOSTS)
-    if settings.DEBUG and not hosts:
-        hosts = [".localhost", "127.0.0.1", "[::1]"]
-    return hosts
-
-
 def staff_application():
-    """The staff socket: the Django session's user, and an Origin header is required."""
-    return OriginValidator(AuthMiddlewareStack(StaffConsumer.as_asgi()), allowed_origins())
+    """The staff socket: the Django session's user; only this site's own pages, Origin required."""
+    return OriginGate(
+        AuthMiddlewareStack(StaffConsumer.as_asgi()),
+        socket="staff",
+        embedders=False,
+        origin_required=True,
+    )
+
+
+def chat_application(**initkwargs):
+    """The customer's socket: this site's pages and the sites allowed to embed the widget."""
+    return OriginGate(
+        SessionKeyMiddleware(ReleaseSlots(ChatConsumer.as_asgi(**initkwargs))),
+        socket="chat",
+        embedders=True,
+        origin_required=False,
+    )
 
 
 def websocket_urlpatterns() -> list:
     return [
-        path("ws/chat/", ReleaseSlots(ChatConsumer.as_asgi())),
+        path("ws/chat/", chat_application()),
+        # The widget's frame: the conversation token comes in the first frame (chat/widget.py).
+        path("ws/widget/", chat_application(widget=True)),
         path("ws/staff/", staff_application()),
         # Clients written against the seed connect to the root.
-        path("", ReleaseSlots(ChatConsumer.as_asgi())),
+        path("", chat_application()),
     ]
 
 
 def websocket_application():
-    return BrowserOriginValidator(
-        SessionKeyMiddleware(URLRouter(websocket_urlpatterns())), allowed_origins()
-    )
+    return URLRouter(websocket_urlpatterns())

@@ -7,6 +7,7 @@ from django.test import Client
 from config.asgi import application
 
 ORIGIN = (b"origin", b"http://localhost")
+HOST = (b"host", b"localhost")  # the origin's own host: a same-origin staff page
 
 
 def staff_user(django_user_model, username: str, *, permitted: bool = True, **extra):
@@ -28,7 +29,7 @@ def session_cookie(user) -> bytes:
 def staff_socket(cookie: bytes | None, *, origin: bool = True) -> WebsocketCommunicator:
     headers = [(b"cookie", cookie)] if cookie else []
     if origin:
-        headers.append(ORIGIN)
+        headers += [ORIGIN, HOST]
     return WebsocketCommunicator(application, "/ws/staff/", headers=headers)
 
 

@@ -228,23 +228,45 @@ async def test_rate_limit_answers_rate_limited(settings):
     ("origin", "accepted"),
     [
         (None, True),
-        (b"http://localhost:8787", True),
         (b"http://127.0.0.1:8787", True),
+        (b"http://localhost:8787", False),  # another host
+        (b"http://127.0.0.1:9999", False),  # another port
+        (b"https://127.0.0.1", False),  # another scheme and port
+        (b"https://127.0.0.1:8787", False),  # another scheme
+        (b"http://shop.example", True),  # WIDGET_ALLOWED_ORIGINS
         (b"https://evil.example", False),
         (b"null", False),
     ],
 )
-async def test_origin_check(origin, accepted):
-    """Browser origins must be allowed hosts; no Origin (non-browser client) is fine."""
+@pytest.mark.parametrize("path", ["/ws/chat/", "/ws/widget/"])
+async def test_origin_check_compares_the_whole_origin(origin, accepted, path, settings):
+    """Browser origins must be this server's own (scheme, host and port) or an allowed
+    embedder; no Origin (a non-browser client) is fine. A refusal is counted."""
+    from channels.testing import WebsocketCommunicator
+
+    from chat.metrics import ORIGIN_REFUSALS
+    from config.asgi import application
+
+    settings.WIDGET_ALLOWED_ORIGINS = ["http://shop.example"]
+    before = ORIGIN_REFUSALS.labels(socket="chat")._value.get()
+    headers = [(b"host", b"127.0.0.1:8787")] + ([(b"origin", origin)] if origin else [])
+    ws = WebsocketCommunicator(application, path, headers=headers)
+    connected, _ = await ws.connect(timeout=5)
+    assert connected is accepted
+    assert ORIGIN_REFUSALS.labels(socket="chat")._value.get() == before + (not accepted)
+    await ws.disconnect()
+
+
+async def test_a_host_outside_allowed_hosts_is_not_our_own_origin():
+    """DNS rebinding: Origin and Host agree on a name that is not ours, so it is refused."""
     from channels.testing import WebsocketCommunicator
 
     from config.asgi import application
 
-    headers = [(b"origin", origin)] if origin else []
+    headers = [(b"host", b"rebound.example:8787"), (b"origin", b"http://rebound.example:8787")]
     ws = WebsocketCommunicator(application, "/ws/chat/", headers=headers)
     connected, _ = await ws.connect(timeout=5)
-    assert connected is accepted
-    await ws.disconnect()
+    assert connected is False
 
 
 async def test_action_suggestion_follows_the_response_and_runs_once():
@@ -362,15 +384,34 @@ async def test_rejection_and_new_cards_reach_every_tab_of_the_conversation():
     sid = (await run_turn(first, "Ring mig på 070-123 45 67"))[-1]["suggestionId"]
     await audit.drain()
     second = await open_socket(headers=cookie)  # the conversation exists: it joins its group
-    # A new suggestion's card reaches the other tab as well.
-    later = (await run_turn(first, "Skapa ett ärende", message_id="m2"))[-1]
-    mirrored = await second.receive_json_from(timeout=5)
-    assert mirrored == later and mirrored["card"]["state"] == "pending"
+    # The question, the answer and the new suggestion's card reach the other tab as well.
+    frames = await run_turn(first, "Skapa ett ärende", message_id="m2")
+    question, answer, mirrored = [await second.receive_json_from(timeout=5) for _ in range(3)]
+    assert question == {"type": "user_message", "messageId": "m2", "text": "Skapa ett ärende"}
+    assert answer == frames[-2] and answer["type"] == "response"
+    assert mirrored == frames[-1] and mirrored["card"]["state"] == "pending"
     await first.send_json_to({"type": "reject_action", "suggestionId": sid})
     mine = await first.receive_json_from(timeout=5)
     theirs = await second.receive_json_from(timeout=5)
     assert mine["type"] == theirs["type"] == "action_rejected"
     assert theirs["card"]["state"] == "rejected" and theirs["card"] == mine["card"]
+    await first.disconnect()
+    await second.disconnect()
+
+
+async def test_two_tabs_opened_before_the_first_message_share_its_conversation():
+    """Both sockets connect before any conversation exists: one conversation, seen by both."""
+    from chat.models import Conversation
+
+    session = await _new_session()
+    cookie = [(b"cookie", f"sessionid={session}".encode())]
+    first = await open_socket(headers=cookie)
+    second = await open_socket(headers=cookie)
+    frames = await run_turn(second, "Vad kostar premium?", message_id="q1")
+    assert (await first.receive_json_from(timeout=5))["type"] == "user_message"
+    assert await first.receive_json_from(timeout=5) == frames[-1]
+    await audit.drain()
+    assert await _count(Conversation) == 1
     await first.disconnect()
     await second.disconnect()
 

@@ -5,6 +5,7 @@ import json
 import pytest
 from channels.testing import WebsocketCommunicator
 
+from chat.edge import normalized_origin, origin_allowed
 from config.asgi import application
 from tests.chat.conftest import open_socket, run_turn
 
@@ -102,3 +103,66 @@ async def test_forwarded_for_from_an_untrusted_peer_is_ignored(settings):
     assert [await _admitted(first), await _admitted(second)] == [True, False]
     await first.disconnect()
     await second.disconnect()
+
+
+# -- origins ---------------------------------------------------------------------
+
+SHOP = frozenset({"https://shop.example"})
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("http://127.0.0.1:8787", "http://127.0.0.1:8787"),
+        ("HTTPS://Shop.Example:443", "https://shop.example"),
+        ("http://shop.example:80/", "http://shop.example"),
+        ("http://[::1]:8787", "http://[::1]:8787"),
+        ("null", None),
+        ("file:///tmp/x.html", None),
+        ("http://shop.example/page", None),
+        ("http://user@shop.example", None),
+        ("http://shop.example:99999", None),
+    ],
+)
+def test_origins_are_normalised_or_refused(value, expected):
+    assert normalized_origin(value) == expected
+
+
+@pytest.mark.parametrize(
+    ("origin", "host", "secure", "embedders", "allowed"),
+    [
+        (None, "127.0.0.1:8787", False, SHOP, True),
+        ("http://127.0.0.1:8787", "127.0.0.1:8787", False, frozenset(), True),
+        ("http://127.0.0.1:9999", "127.0.0.1:8787", False, frozenset(), False),
+        ("http://localhost:8787", "127.0.0.1:8787", False, frozenset(), False),
+        ("https://127.0.0.1:8787", "127.0.0.1:8787", False, frozenset(), False),
+        ("https://127.0.0.1", "127.0.0.1", True, frozenset(), True),
+        ("http://127.0.0.1", "127.0.0.1", True, frozenset(), False),
+        ("https://shop.example", "127.0.0.1:8787", False, SHOP, True),
+        ("https://shop.example", "127.0.0.1:8787", False, frozenset(), False),
+        ("http://shop.example", "127.0.0.1:8787", False, SHOP, False),
+        ("http://evil.example", "evil.example", False, frozenset(), False),  # not ALLOWED_HOSTS
+        ("null", "127.0.0.1:8787", False, SHOP, False),
+    ],
+)
+def test_a_socket_opens_for_its_own_origin_or_an_allowed_embedder(
+    origin, host, secure, embedders, allowed
+):
+    """chat.edge's table: scheme, host and port all count; ALLOWED_HOSTS guards "own"."""
+    assert origin_allowed(origin, host=host, secure=secure, embedders=embedders) is allowed
+
+
+async def test_the_staff_socket_refuses_an_allowed_embedder_and_a_missing_origin(settings):
+    """Embedding sites may open the chat, never the staff socket."""
+    from channels.testing import WebsocketCommunicator
+
+    from chat.metrics import ORIGIN_REFUSALS
+    from config.asgi import application
+
+    settings.WIDGET_ALLOWED_ORIGINS = ["https://shop.example"]
+    before = ORIGIN_REFUSALS.labels(socket="staff")._value.get()
+    for headers in ([(b"origin", b"https://shop.example")], []):
+        ws = WebsocketCommunicator(application, "/ws/staff/", headers=[(b"host", b"x"), *headers])
+        connected, _ = await ws.connect(timeout=5)
+        assert connected is False
+    assert ORIGIN_REFUSALS.labels(socket="staff")._value.get() == before + 2

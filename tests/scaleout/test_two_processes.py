@@ -63,8 +63,11 @@ class Tab:
         return before
 
     async def ask(self, text: str) -> dict:
-        await self.send({"type": "message", "text": text})
-        response, _ = await self.until("response")
+        """This tab's answer to ``text`` (another tab's questions and answers reach it too)."""
+        message_id = f"ask-{id(self)}-{time.monotonic_ns()}"
+        await self.send({"type": "message", "id": message_id, "text": text})
+        while (response := (await self.until("response"))[0])["messageId"] != message_id:
+            pass
         return response
 
     async def suggest_callback(self) -> str:

@@ -2,11 +2,16 @@
 // replaced by the authoritative `response`. Plain server text goes in with
 // textContent; markdown goes through marked, then DOMPurify (vendor/README.md).
 // Every string shown comes from the page's catalog (chat/texts.py PAGE).
+// In the website widget's frame (window.ChatWidgetFrame, widget-frame.js) the socket is
+// /ws/widget/, whose first frame presents the conversation token, and the history comes
+// with the token in an Authorization header: no cookie is needed.
 (function () {
   "use strict";
   const T = JSON.parse(document.getElementById("chat-strings").textContent);
   const CONFIG = JSON.parse(document.getElementById("chat-config").textContent);
   const $ = (id) => document.getElementById(id);
+  const WIDGET = CONFIG.widget ? window.ChatWidgetFrame : null;
+  let refused = false; // the widget's token was refused: a new one is on its way
   const log = $("log"), scroller = $("scroller"), empty = $("empty"), form = $("composer");
   const input = $("input"), sendBtn = $("send"), statusEl = $("status"), banner = $("banner");
   const bannerText = $("banner-text"), jump = $("jump"), announcer = $("announcer");
@@ -537,6 +542,14 @@
     action_executed: renderActionResult,
     action_rejected: renderActionResult,
     feedback_received() {},
+    // Another tab of this conversation sent a message.
+    user_message(msg) {
+      if (users.has(msg.messageId)) return;
+      addUser(msg.text, msg.messageId);
+      follow();
+    },
+    resumed() { opened(ws); },
+    token_refused() { refused = true; WIDGET.refused(); },
     error(msg) {
       if ((msg.code === "phone_required" || msg.code === "invalid_phone") && phoneProblem(msg)) return;
       if (msg.code === "server_shutdown") {
@@ -571,20 +584,27 @@
 
   if (window.ChatHandoff) window.ChatHandoff.attach(sendFrame);
 
+  // The socket is ready for messages: after its handshake, or the widget's resume.
+  async function opened(socket) {
+    attempt = 0;
+    const wasOpen = everOpen;
+    everOpen = true;
+    delete bannerText.dataset.custom;
+    if (wasOpen) await reconcile();
+    if (ws !== socket || socket.readyState !== WebSocket.OPEN) return;
+    setStatus("open");
+    while (outbox.length) deliver(outbox.shift());
+  }
+
   function connect() {
+    if (refused) return;
     const scheme = location.protocol === "https:" ? "wss://" : "ws://";
-    const socket = new WebSocket(scheme + location.host + "/ws/chat/");
+    const socket = new WebSocket(scheme + location.host + (WIDGET ? "/ws/widget/" : "/ws/chat/"));
     ws = socket;
     setStatus("connecting");
-    socket.addEventListener("open", async () => {
-      attempt = 0;
-      const wasOpen = everOpen;
-      everOpen = true;
-      delete bannerText.dataset.custom;
-      if (wasOpen) await reconcile();
-      if (ws !== socket || socket.readyState !== WebSocket.OPEN) return;
-      setStatus("open");
-      while (outbox.length) deliver(outbox.shift());
+    socket.addEventListener("open", () => {
+      if (!WIDGET) { opened(socket); return; }
+      socket.send(JSON.stringify({ type: "resume", token: WIDGET.token(), language: CONFIG.language }));
     });
     socket.addEventListener("message", (event) => {
       let msg;
@@ -650,7 +670,11 @@
 
   async function fetchHistory() {
     try {
-      const response = await fetch("/history/", { credentials: "same-origin", cache: "no-store" });
+      const response = WIDGET
+        ? await fetch(CONFIG.historyUrl, {
+          headers: { Authorization: "Bearer " + WIDGET.token() }, credentials: "omit", cache: "no-store",
+        })
+        : await fetch("/history/", { credentials: "same-origin", cache: "no-store" });
       return response.ok ? await response.json() : null;
     } catch (e) { return null; }
   }
@@ -702,5 +726,6 @@
     chip.addEventListener("click", () => submit(chip.dataset.text));
   }
 
-  loadHistory().finally(connect);
+  if (WIDGET) WIDGET.ready().then(() => loadHistory().finally(connect));
+  else loadHistory().finally(connect);
 })();
