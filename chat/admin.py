@@ -17,7 +17,7 @@ from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 
 from actions.admin_tools import ReadOnlyAdminMixin, ReadOnlyInline, export_jsonl, timeline_link
-from chat import gaps, selectors, services, widget
+from chat import gaps, handoff, selectors, services, widget
 from chat.models import (
     AnswerReview,
     Conversation,
@@ -597,11 +597,27 @@ class HandoffAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
         "closed_at",
     )
     inlines = [HandoffEventInline]
-    actions = [export_jsonl]
+    actions = [export_jsonl, "release"]
 
     @admin.display(description="timeline")
     def timeline(self, obj) -> str:
         return timeline_link(obj.conversation_id)
+
+    @admin.action(
+        description="Release to the queue (the person is gone; the agent answers meanwhile)",
+        permissions=["release"],
+    )
+    def release(self, request: HttpRequest, queryset) -> None:
+        released = sum(
+            handoff.handoff_release(conversation_id=conversation_id, by=request.user)
+            for conversation_id in queryset.filter(status=Handoff.Status.ACTIVE).values_list(
+                "conversation_id", flat=True
+            )
+        )
+        self.message_user(request, f"{released} conversation(s) back in the queue.")
+
+    def has_release_permission(self, request: HttpRequest) -> bool:
+        return request.user.has_perm("chat.handle_handoff")
 
 
 @admin.register(HandoffEvent)

@@ -415,6 +415,8 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
             )
         elif result.position is not None:
             await self.send_json({"type": "handoff_queued", "position": result.position})
+        elif result.owner:  # asked again while a person owns the conversation
+            await self.send_json({"type": "agent_joined", "name": result.owner})
 
     async def _open(self, context) -> bool:
         """Make ``context`` this connection's conversation and join its groups.

@@ -16,9 +16,24 @@ hears of a change that was rolled back.
 |                          |          | (else: turn_begin) |                  |                 |
 | handoff_hand_back        | owner    | active -> closed   | left             | agent_left      |
 
+Released by time or by an admin (``handoffs_release_abandoned``, ``handoff_release``):
+
+| when | state | the customer hears |
+|---|---|---|
+| the owner's last console closed | active, ``owner_left_at`` set | - |
+| a console of the owner opened | active, ``owner_left_at`` cleared | - |
+| gone past the grace; admin release | waiting (offline out of hours) | agent_left, queued |
+
+(``handoff_owner_away``, ``handoff_owner_back``; ``HANDOFF_RELEASE_SECONDS``; event
+``released``.)
+
+A released conversation is waiting again: the agent answers meanwhile, and
+any staff member may take it.
+
 Typing indicators are not audited: the consumers relay them over the layer.
 """
 
+import datetime as dt
 import uuid
 from dataclasses import dataclass
 
@@ -29,6 +44,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from chat import texts
 from chat.handoff_rules import is_open, staff_name
 from chat.models import Handoff, HandoffEvent
 from chat.selectors import handoff_position
@@ -67,8 +83,9 @@ class NotOwner(HandoffError):
 @dataclass(frozen=True, slots=True)
 class RequestResult:
     handoff: Handoff
-    position: int | None  # None when outside opening hours
+    position: int | None  # None when outside opening hours, or when a person owns it
     created: bool
+    owner: str = ""  # the name of the person who owns the conversation, if one does
 
     @property
     def offline(self) -> bool:
@@ -118,9 +135,13 @@ def handoff_request(
     the customer is offered a callback or a ticket instead.
     """
     conversation_touch(conversation_id=conversation_id, session_key=session_key, language=language)
+    handoffs_release_abandoned()  # its owner may be gone: then it is waiting again
     open_handoff = _open_handoff(conversation_id)
     if open_handoff is not None:
-        return RequestResult(open_handoff, handoff_position(handoff=open_handoff), created=False)
+        owner = staff_name(open_handoff.taken_by) if open_handoff.taken_by_id else ""
+        return RequestResult(
+            open_handoff, handoff_position(handoff=open_handoff), created=False, owner=owner
+        )
     now = timezone.now()
     if not is_open(settings.HANDOFF_OPENING_HOURS, timezone.localtime(now)):
         handoff = Handoff.objects.create(
@@ -143,6 +164,93 @@ def handoff_request(
     _event(handoff, HandoffEvent.Kind.REQUESTED, text=text)
     _queue_changed()
     return RequestResult(handoff, handoff_position(handoff=handoff), created=True)
+
+
+@transaction.atomic
+def handoff_owner_away(*, staff: AbstractBaseUser, conversation_ids: list[str]) -> int:
+    """The owner's console closed: the clock of ``HANDOFF_RELEASE_SECONDS`` starts for each
+    of these conversations they still own (unless it is running already)."""
+    return Handoff.objects.filter(
+        conversation_id__in=conversation_ids,
+        status=Handoff.Status.ACTIVE,
+        taken_by=staff,
+        owner_left_at__isnull=True,
+    ).update(owner_left_at=timezone.now())
+
+
+@transaction.atomic
+def handoff_owner_back(*, staff: AbstractBaseUser) -> int:
+    """A console of the owner opened: what they own stays theirs."""
+    return Handoff.objects.filter(
+        status=Handoff.Status.ACTIVE, taken_by=staff, owner_left_at__isnull=False
+    ).update(owner_left_at=None)
+
+
+@transaction.atomic
+def handoffs_release_abandoned(*, now=None) -> int:
+    """Conversations whose owner has been gone past ``HANDOFF_RELEASE_SECONDS`` go back to the
+    queue (see ``handoff_release``); returns how many. Safe to call from any process, any
+    number of times: each release is one conditional UPDATE."""
+    now = now or timezone.now()
+    cutoff = now - dt.timedelta(seconds=settings.HANDOFF_RELEASE_SECONDS)
+    abandoned = Handoff.objects.filter(
+        status=Handoff.Status.ACTIVE, owner_left_at__lte=cutoff
+    ).values_list("conversation_id", flat=True)
+    return sum(
+        _release(conversation_id, only_if_away_since=cutoff) for conversation_id in abandoned
+    )
+
+
+@transaction.atomic
+def handoff_release(*, conversation_id: uuid.UUID, by: AbstractBaseUser | None = None) -> bool:
+    """Take the conversation from its owner and put it back in the queue (an admin's action);
+    False when nobody owns it."""
+    return _release(conversation_id, by=by)
+
+
+def offline_frame(handoff: Handoff) -> dict:
+    """What a customer hears outside opening hours: a callback or a ticket instead."""
+    return {
+        "type": "handoff_offline",
+        "text": texts.localized(texts.HANDOFF_OFFLINE, handoff.conversation.language),
+        "options": ["schedule_callback", "create_ticket"],
+    }
+
+
+def _release(conversation_id, *, by=None, only_if_away_since=None) -> bool:
+    active = Handoff.objects.select_related("taken_by").filter(
+        conversation_id=conversation_id, status=Handoff.Status.ACTIVE
+    )
+    if only_if_away_since is not None:
+        active = active.filter(owner_left_at__lte=only_if_away_since)
+    handoff = active.select_for_update().first()
+    if handoff is None:
+        return False
+    owner = handoff.taken_by
+    now = timezone.now()
+    online = is_open(settings.HANDOFF_OPENING_HOURS, timezone.localtime(now))
+    handoff.status = Handoff.Status.WAITING if online else Handoff.Status.OFFLINE
+    handoff.taken_by, handoff.taken_at, handoff.owner_left_at = None, None, None
+    handoff.closed_at = None if online else now
+    handoff.save(update_fields=["status", "taken_by", "taken_at", "owner_left_at", "closed_at"])
+    _event(handoff, HandoffEvent.Kind.RELEASED, staff=by)
+    _to_customer(
+        conversation_id, {"type": "agent_left", "name": staff_name(owner) if owner else ""}
+    )
+    if online:
+        _to_customer(
+            conversation_id,
+            {"type": "handoff_queued", "position": handoff_position(handoff=handoff)},
+        )
+        _positions_changed()
+    else:
+        _to_customer(conversation_id, offline_frame(handoff))
+    _publish(
+        owner_group(conversation_id),
+        {"type": "handoff.closed", "conversationId": str(conversation_id)},
+    )
+    _queue_changed()
+    return True
 
 
 @transaction.atomic

@@ -267,6 +267,9 @@ class Handoff(models.Model):
     )
     taken_at = models.DateTimeField(null=True, blank=True)
     closed_at = models.DateTimeField(null=True, blank=True)
+    # When the owner's last console closed; cleared when one opens again. Past
+    # HANDOFF_RELEASE_SECONDS the conversation goes back to the queue.
+    owner_left_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["requested_at", "id"]
@@ -307,6 +310,7 @@ class HandoffEvent(models.Model):
         STAFF_MESSAGE = "staff_message", "Staff wrote"
         CUSTOMER_MESSAGE = "customer_message", "Customer wrote"
         LEFT = "left", "Staff handed back to the agent"
+        RELEASED = "released", "Back in the queue: the person was gone, or an admin released it"
 
     handoff = models.ForeignKey(Handoff, on_delete=models.PROTECT, related_name="events")
     conversation = models.ForeignKey(
@@ -332,6 +336,7 @@ class HandoffEvent(models.Model):
                         "staff_message",
                         "customer_message",
                         "left",
+                        "released",
                     ]
                 ),
                 name="chat_handoffevent_kind_valid",

@@ -16,6 +16,7 @@ Who may stay is checked again, not only at the handshake:
 most every ``STAFF_RECHECK_SECONDS`` per socket.
 """
 
+import asyncio
 import hashlib
 import logging
 import time
@@ -79,6 +80,23 @@ def close_staff_sockets_on_logout(sender, request, user, **kwargs) -> None:
         logger.warning("Could not tell the staff sockets of a logged-out session", exc_info=True)
 
 
+# This process's open staff consoles, by user: a second tab keeps what the user owns.
+_CONSOLES: dict[int, set] = {}
+_RELEASE_TASKS: set = set()
+
+
+async def _release_after_grace() -> None:
+    await asyncio.sleep(settings.HANDOFF_RELEASE_SECONDS + 0.1)
+    await off_loop(handoff.handoffs_release_abandoned)()
+
+
+def _release_later() -> None:
+    """Release what is still abandoned once the grace has passed (the task outlives the socket)."""
+    task = asyncio.get_running_loop().create_task(_release_after_grace())
+    _RELEASE_TASKS.add(task)
+    task.add_done_callback(_RELEASE_TASKS.discard)
+
+
 def _owned_conversations(user) -> list[str]:
     return [
         str(pk)
@@ -102,14 +120,26 @@ class StaffConsumer(AsyncJsonWebsocketConsumer):
         for group in self.groups_joined:
             await self.channel_layer.group_add(group, self.channel_name)
         await self.accept()
+        _CONSOLES.setdefault(self.user.pk, set()).add(self)
+        await off_loop(handoff.handoff_owner_back)(staff=self.user)
+        await off_loop(handoff.handoffs_release_abandoned)()  # a process that died meanwhile
         await self._send_queue()
         for conversation_id in await off_loop(_owned_conversations)(self.user):
             await self._open(conversation_id)
 
     async def disconnect(self, code: int) -> None:
-        """Leave the groups; a conversation stays owned until its owner hands it back."""
+        """Leave the groups. What this staff member owns stays theirs for
+        ``HANDOFF_RELEASE_SECONDS``; if no console of theirs opens meanwhile, it goes back to the
+        queue (``handoffs_release_abandoned``, run here after the grace and by any process)."""
         for group in getattr(self, "groups_joined", ()):
             await self.channel_layer.group_discard(group, self.channel_name)
+        consoles = _CONSOLES.get(getattr(self.user, "pk", None), set())
+        consoles.discard(self)
+        if self.owned and not consoles:
+            await off_loop(handoff.handoff_owner_away)(
+                staff=self.user, conversation_ids=sorted(self.owned)
+            )
+            _release_later()
         for conversation_id in self.owned:
             await self.channel_layer.group_discard(
                 handoff.owner_group(conversation_id), self.channel_name

@@ -101,6 +101,8 @@ STAFF_RECHECK_SECONDS = env.float("STAFF_RECHECK_SECONDS", default=5.0)
 # Live handoff: when a person answers customers who ask for one (chat.handoff_rules:
 # "always", "never", or e.g. "mon-fri 08:00-17:00; sat 10:00-14:00", site time zone).
 HANDOFF_OPENING_HOURS = env("HANDOFF_OPENING_HOURS", default="mon-fri 08:00-17:00")
+# A conversation whose owner has had no staff console open this long goes back to the queue.
+HANDOFF_RELEASE_SECONDS = env.float("HANDOFF_RELEASE_SECONDS", default=60.0)
 
 # Channel layer: in memory for one process; Redis when REDIS_URL is set.
 REDIS_URL = env("REDIS_URL", default="")

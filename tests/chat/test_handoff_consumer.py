@@ -261,3 +261,90 @@ async def test_the_transcript_after_a_reload_keeps_what_the_person_wrote(eva):
         ("user", "Hej?", None),
         ("agent", "Hej, Eva här.", "Eva"),
     ]
+
+
+@pytest.fixture
+def bo(django_user_model):
+    return staff_user(django_user_model, "bo", first_name="Bo")
+
+
+async def taken_by_eva(eva):
+    """A customer in the queue, taken by Eva's console; returns both sockets and the id."""
+    customer = await open_socket()
+    console = staff_socket(await sync_to_async(session_cookie)(eva))
+    assert (await console.connect(timeout=5))[0]
+    await receive_until(console, "queue")
+    await customer.send_json_to({"type": "handoff_request"})
+    assert await customer.receive_json_from(timeout=5) == {"type": "handoff_queued", "position": 1}
+    conversation_id = await queued_conversation()
+    await console.send_json_to({"type": "take", "conversationId": conversation_id})
+    await receive_until(console, "conversation")
+    assert await receive_until(customer, "agent_joined") == {"type": "agent_joined", "name": "Eva"}
+    return customer, console, conversation_id
+
+
+async def test_a_conversation_whose_owner_left_goes_back_to_the_queue(eva, bo, settings):
+    """Eva's console closes: past the grace the customer hears she left and is queued again,
+    the agent answers meanwhile, and Bo can take the conversation."""
+    settings.HANDOFF_RELEASE_SECONDS = 0.3
+    customer, console, conversation_id = await taken_by_eva(eva)
+    await console.disconnect()
+
+    assert await receive_until(customer, "agent_left", timeout=5) == {
+        "type": "agent_left",
+        "name": "Eva",
+    }
+    assert await receive_until(customer, "handoff_queued") == {
+        "type": "handoff_queued",
+        "position": 1,
+    }
+    frames = await run_turn(customer, "Vad kostar premium?", message_id="after")
+    assert frames[-1]["type"] == "response"  # the agent answers again
+
+    other = staff_socket(await sync_to_async(session_cookie)(bo))
+    assert (await other.connect(timeout=5))[0]
+    await other.send_json_to({"type": "take", "conversationId": conversation_id})
+    opened = await receive_until(other, "conversation")
+    assert opened["conversationId"] == conversation_id
+    kinds = [e.kind async for e in HandoffEvent.objects.filter(conversation_id=conversation_id)]
+    assert "released" in kinds
+    await other.disconnect()
+    await customer.disconnect()
+
+
+async def test_an_owner_back_within_the_grace_keeps_the_conversation(eva, settings):
+    settings.HANDOFF_RELEASE_SECONDS = 0.5
+    customer, console, conversation_id = await taken_by_eva(eva)
+    await console.disconnect()
+    again = staff_socket(await sync_to_async(session_cookie)(eva))
+    assert (await again.connect(timeout=5))[0]
+    await asyncio.sleep(0.9)
+    row = await Handoff.objects.aget(conversation_id=conversation_id)
+    assert row.status == Handoff.Status.ACTIVE and row.owner_left_at is None
+    assert await customer.receive_nothing(timeout=0.2)
+    await again.disconnect()
+    await customer.disconnect()
+
+
+async def test_asking_again_while_a_person_owns_it_gets_an_answer(eva):
+    customer, console, _ = await taken_by_eva(eva)
+    await customer.send_json_to({"type": "handoff_request"})
+    assert await customer.receive_json_from(timeout=5) == {"type": "agent_joined", "name": "Eva"}
+    await console.disconnect()
+    await customer.disconnect()
+
+
+async def test_an_admin_releases_a_conversation_to_the_queue(eva, admin_client):
+    customer, console, conversation_id = await taken_by_eva(eva)
+    row = await Handoff.objects.aget(conversation_id=conversation_id)
+    await sync_to_async(admin_client.post)(
+        "/admin/chat/handoff/", {"action": "release", "_selected_action": [row.pk]}
+    )
+    assert await receive_until(customer, "agent_left") == {"type": "agent_left", "name": "Eva"}
+    assert (await Handoff.objects.aget(pk=row.pk)).status == Handoff.Status.WAITING
+    assert await receive_until(console, "closed") == {
+        "type": "closed",
+        "conversationId": conversation_id,
+    }
+    await console.disconnect()
+    await customer.disconnect()
