@@ -1,5 +1,6 @@
 """Chat turns through the WebSocket with LLM_BACKEND=openai against a fake provider."""
 
+import asyncio
 import json
 
 import pytest
@@ -31,10 +32,18 @@ async def provider(settings):
 
 
 async def assistant(message_id: str) -> Message:
-    await audit.drain()
-    return await sync_to_async(Message.objects.get)(
-        role=Message.Role.ASSISTANT, message_id=message_id
-    )
+    """The answer's row once its turn has ended: the completion is queued when the turn's
+    generator closes, which may be just after the response frame reached the client (the
+    response also goes to the conversation's other tabs first)."""
+    for _ in range(200):
+        await audit.drain()
+        row = await sync_to_async(Message.objects.get)(
+            role=Message.Role.ASSISTANT, message_id=message_id
+        )
+        if row.status != Message.Status.IN_PROGRESS:
+            return row
+        await asyncio.sleep(0.01)
+    return row
 
 
 async def test_provider_answer_is_streamed_and_grounded(provider):
