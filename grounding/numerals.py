@@ -11,11 +11,14 @@ kronor" exactly as "500 kronor", and maps each reading back to the words.
 | ``twenty-five``, ``two thousand``, ``one hundred and one``, ``half a million`` | ``25``, ``2000``, ``101``, ``500000`` | English cardinals: the same parts, words joined by spaces, hyphens, ``and`` or ``,`` (value by text2num) |
 | ``en``, ``ett``, ``one`` | ``1`` only before a unit, currency, period, percent or scale word ("ett dygn", "one hour", "en miljon") | elsewhere an article or pronoun ("en ny router", "the right one"): no number |
 | ``399 tusen``, ``1,5 miljoner``, ``5 million`` | ``399000``, ``1500000``, ``5000000`` | a scale word multiplies the digits before it |
-| ``var tolfte timme``, ``every third day`` | ``var 12 timme``, ``every 3 day`` | an ordinal counts only after ``var``/``varje``/``every`` and before a unit |
+| ``var tolfte timme``, ``every third day`` | ``var 12:e timme``, ``every 3:e day`` | an ordinal counts only after ``var``/``varje``/``every`` and before a unit; written as the digits are ("var 12:e timme", a count), so words and digits read alike |
+| ``en och en halv timme``, ``two and a half hours`` | ``1.5 timme``, ``2.5 hours`` | a numeral word, then ``och en halv``/``and a half`` |
+| ``treårsgaranti``, ``tvåveckors`` | ``3-årsgaranti``, ``2-veckors`` | a Swedish numeral heading a compound whose rest starts with a unit word |
+| ``tusen tack``, ``en gång till``, ``one by one`` | nothing | idioms (``IDIOMS``): no number in them |
 | ``en kvart``, ``en halvtimme``, ``half an hour`` | ``15 minuter``, ``30 minuter``, ``30 minutes`` | fixed phrases of time |
 | ``halva priset``, ``half price`` | ``50 % priset``, ``50 % price`` | half of a price is a percentage |
 | ``²⁹⁹``, ``⑵⑨⑨``, ``２９９``, ``٢٩٩`` (any character with a single digit value) | ``299`` | one character for one digit (``unicodedata.digit``) |
-| ``½``, ``⑩``, ``Ⅻ`` (numeric, but no single digit) | ``0`` | refused: read as a number no KB line supports |
+| ``½``, ``⑩``, ``Ⅻ`` (numeric, but no single digit) | ``00`` | refused: read as the code "00" (a leading zero), which no value of a KB supports (a plain ``0`` would be backed by "0 kr") |
 
 Both languages' words are read in any text (an answer may be in the other language), and
 ``language`` decides only the decimal mark before a scale word. Words count case-insensitively
@@ -64,6 +67,16 @@ PHRASES = {
     "en": {"half an hour": "30 minutes", "a quarter of an hour": "15 minutes",
            "half price": "50 % price", "half the price": "50 % the price"},
 }  # fmt: skip
+# Idioms with a numeral in them that state no number ("Tusen tack!", "Försök en gång till").
+IDIOMS = ("tusen tack", "en gång till", "en och annan", "one by one", "one more time")
+# Swedish unit words a numeral may head a compound of ("treårsgaranti", "tvåveckors").
+_COMPOUND_UNIT = re.compile(
+    "|".join(
+        re.escape(unit)
+        for unit in sorted(LEXICONS["sv"].units, key=len, reverse=True)
+        if len(unit) >= 2 and unit.isalpha()
+    )
+)
 # Ordinal words up to 31st, written by num2words in both languages ("tolfte", "twelfth").
 ORDINALS = {
     **{num2words(n, lang=lang, to="ordinal"): n for lang in ("sv", "en") for n in range(1, 32)},
@@ -128,6 +141,12 @@ _PHRASES = {
     language: re.compile(rf"\b(?:{_alternation(table)})\b", re.IGNORECASE)
     for language, table in PHRASES.items()
 }
+_IDIOM = re.compile(rf"\b(?:{_alternation(IDIOMS)})\b", re.IGNORECASE)
+# "en och en halv timme", "two and a half hours": a numeral word, then a half added.
+_AND_A_HALF = re.compile(
+    r"\b([^\W\d_]+(?:-[^\W\d_]+)*)[ \u00a0]+(?:och[ \u00a0]+en[ \u00a0]+halv|and[ \u00a0]+a[ \u00a0]+half)\b",
+    re.IGNORECASE,
+)
 _ORDINAL = re.compile(
     rf"\b({_alternation(EVERY)})[ \u00a0]+({_alternation(ORDINALS)})\b", re.IGNORECASE
 )
@@ -273,13 +292,25 @@ def spelled_out(text: str, language: str) -> tuple[Spelled, ...]:
     table), as non-overlapping spans in order."""
     spans: list[Spelled] = []
 
+    blocked = [(m.start(), m.end()) for m in _IDIOM.finditer(text)]
+
     def free(start: int, end: int) -> bool:
-        return all(end <= s.start or start >= s.end for s in spans)
+        return all(end <= s.start or start >= s.end for s in spans) and all(
+            end <= first or start >= last for first, last in blocked
+        )
 
     for match in _ODD_DIGIT.finditer(text):
         char = match[0]
         digit = unicodedata.digit(char, None)
-        spans.append(Spelled(match.start(), match.end(), "0" if digit is None else str(digit)))
+        # Refused: "00" is read as a code (a leading zero), which only a code "00" supports;
+        # a single "0" would be backed by any "0 kr" of the KB.
+        spans.append(Spelled(match.start(), match.end(), "00" if digit is None else str(digit)))
+    for match in _AND_A_HALF.finditer(text):
+        whole = sv_value(match[1]) if match[1].isalpha() else None
+        if whole is None:
+            whole = _parse_en(match[1])
+        if whole is not None and free(match.start(), match.end()):
+            spans.append(Spelled(match.start(), match.end(), f"{whole}.5"))
     for phrases, pattern in ((PHRASES[lang], _PHRASES[lang]) for lang in ("sv", "en")):
         for match in pattern.finditer(text):
             if free(match.start(), match.end()):
@@ -296,13 +327,38 @@ def spelled_out(text: str, language: str) -> tuple[Spelled, ...]:
     for match in _ORDINAL.finditer(text):
         start, end = match.start(2), match.end(2)
         if free(start, end) and is_quantity_word(text, end):
-            spans.append(Spelled(start, end, str(ORDINALS[match[2].lower()])))
+            # Read as the digits are written, "var 12:e timme" (a count): so the words and the
+            # digits meet on one reading whichever the KB or the answer uses.
+            spans.append(Spelled(start, end, f"{ORDINALS[match[2].lower()]}:e"))
     # Both languages' words, whatever the text's language: an answer may be in the other one
     # ("Premium costs two hundred kronor" to a Swedish question).
-    for spelled in (*_sv_numbers(text), *_en_numbers(text)):
+    for spelled in (*_sv_numbers(text), *_en_numbers(text), *_compound_heads(text)):
         if free(spelled.start, spelled.end):
             spans.append(spelled)
     return tuple(sorted(spans))
+
+
+def _compound_heads(text: str) -> list[Spelled]:
+    """A numeral heading a compound of a unit: "treårsgaranti" is "3-årsgaranti"."""
+    found = []
+    for match in _WORD.finditer(text):
+        head = _compound_head(match[0].lower())
+        if head is not None:
+            cut, value = head
+            found.append(Spelled(match.start(), match.start() + cut, f"{value}-"))
+    return found
+
+
+@lru_cache(maxsize=16384)
+def _compound_head(word: str) -> tuple[int, int] | None:
+    """(length, value) of a numeral heading a compound of a unit ("tre" of "treårsgaranti")."""
+    if sv_value(word) is not None:
+        return None
+    for cut in range(min(len(word) - 2, 7), 1, -1):
+        value = SV_PARTS.get(word[:cut])
+        if value is not None and value < 100 and _COMPOUND_UNIT.match(word, cut):
+            return cut, value
+    return None
 
 
 class Rewritten(NamedTuple):
@@ -351,4 +407,4 @@ def may_start_number(word: str, previous: str = "") -> bool:
         _ORDINAL_WORD.fullmatch(word) and _EVERY_WORD.fullmatch(previous)
     ):
         return True
-    return _ODD_DIGIT.search(word) is not None
+    return _ODD_DIGIT.search(word) is not None or _compound_head(word.lower()) is not None

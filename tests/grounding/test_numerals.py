@@ -5,6 +5,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from num2words import num2words
 
+from grounding.guard import GuardedStream
 from grounding.notation import Kind, read_numbers
 from grounding.numerals import spelled_out, with_digits
 from grounding.snippets import Snippet
@@ -110,9 +111,11 @@ def test_fixed_phrases_and_ordinals_after_every():
     assert [(r.kind, r.value) for r in read_numbers("Nu till halva priset.", "sv")] == [
         (Kind.PERCENTAGE, "50")
     ]
+    # Read as "var 12:e timme" is: the words and the digits meet on one reading.
     assert [(r.value, r.unit) for r in read_numbers("Vi mäter var tolfte timme.", "sv")] == [
-        ("12", "hour")
+        ("12", None)
     ]
+    assert read("Vi mäter var tolfte timme.", "sv") == read("Vi mäter var 12:e timme.", "sv")
     assert read_numbers("Den tolfte gången.", "sv") == []  # an ordinal alone is no value
 
 
@@ -122,9 +125,57 @@ def test_every_digit_form_reads_as_its_digits(text):
 
 
 def test_a_numeric_character_with_no_single_digit_is_refused():
-    """ "½" or "⑩" is read as 0: a number no KB line supports, so the answer is withheld."""
-    assert amounts("Det kostar ½ kr.", "sv") == [("0", "SEK")]
-    assert amounts("Det kostar ⑩ kr.", "sv") == [("0", "SEK")]
+    """ "½" or "⑩" is read as the code "00": not 0, which a KB's "0 kr" would back."""
+    assert read("Det kostar ½ kr.", "sv") == [(Kind.CODE, "00")]
+    assert read("Det kostar ⑩ kr.", "sv") == [(Kind.CODE, "00")]
+    kb = [Snippet(file="kb/a.md", text="## Avgifter\nStartavgift: 0 kr", start_line=1)]
+    assert not verify_answer("Startavgiften är ⑩ kr.", kb, question="Startavgift?").grounded
+
+
+def read(text: str, language: str) -> list[tuple[Kind, str]]:
+    return [(r.kind, r.value) for r in read_numbers(text, language)]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Det tar en och en halv timme.", [(Kind.DURATION, "1.5")]),
+        ("It takes two and a half hours.", [(Kind.DURATION, "2.5")]),
+        ("Du får en treårsgaranti.", [(Kind.DURATION, "3")]),
+        ("Tusen tack för att du väntade!", []),
+        ("Försök en gång till.", []),
+        ("Tusen kronor", [(Kind.AMOUNT, "1000")]),
+    ],
+)
+def test_halves_compound_heads_and_idioms(text, expected):
+    assert read(text, "sv") == expected
+
+
+@pytest.mark.parametrize(
+    ("answer", "grounded"),
+    [
+        ("Tvätten tar en och en halv timme.", False),  # not "en" before a unit: 1.5, not 1
+        ("Tvätten tar en timme.", True),
+        ("Du får en treårsgaranti.", False),
+        ("Du får en tvåårsgaranti.", True),
+        ("Tusen tack! Startavgiften är 0 kr.", True),
+        ("Byt filtret var tolfte timme.", True),
+        ("Byt filtret var elfte timme.", False),
+    ],
+)
+def test_words_meet_the_digits_of_the_kb(answer, grounded):
+    kb = [
+        Snippet(
+            file="kb/a.md",
+            text=(
+                "## Tvätt\nByt filtret var 12:e timme.\nStartavgift: 0 kr\n"
+                "Garanti: 2-årsgaranti\nTvätten tar 1 timme."
+            ),
+            start_line=1,
+        )
+    ]
+    verdict = verify_answer(answer, kb, question="Hur fungerar tvätten?")
+    assert verdict.grounded is grounded, verdict.unsupported
 
 
 def test_readings_point_at_the_words_in_the_original_text():
@@ -167,3 +218,16 @@ SHIPPED = [
 )
 def test_the_issues_examples_against_the_shipped_kbs_lines(answer, grounded):
     assert verify_answer(answer, SHIPPED).grounded is grounded, answer
+
+
+@pytest.mark.parametrize("cut", range(1, 40))
+def test_the_guard_holds_a_numeral_heading_a_compound(cut):
+    """ "treårsgaranti" against "2-årsgaranti": no frame carries any of it, however cut."""
+    kb = [Snippet(file="kb/a.md", text="## Garanti\nGaranti: 2-årsgaranti", start_line=1)]
+    answer = "Du får en treårsgaranti på cykeln."
+    stream = GuardedStream(kb, question="Vilken garanti får jag?")
+    stream.feed(answer[:cut])
+    stream.feed(answer[cut:])
+    stream.finish()
+    assert stream.failed is not None
+    assert "tre" not in stream.released
