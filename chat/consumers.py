@@ -28,6 +28,7 @@ import time
 
 import orjson
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
+from channels.layers import InMemoryChannelLayer
 from django.conf import settings
 
 from chat import protocol, texts
@@ -461,6 +462,12 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         return True
 
     async def _tell_other_tabs(self, event_type: str, frame: dict) -> None:
+        # One process (the in-memory layer) knows every tab: a lone tab tells no one. Channels'
+        # in-memory group_send costs a pass over every channel of the process, which at 500
+        # clients doubled the CPU of a turn (docs/performance.md).
+        local = isinstance(self.channel_layer, InMemoryChannelLayer)
+        if local and self.services.live.alone_in(self, self.context.id):
+            return
         await self.channel_layer.group_send(
             conversation_group(self.context.id),
             {"type": event_type, "frame": frame, "origin": self.channel_name},

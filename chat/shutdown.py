@@ -23,6 +23,14 @@ class LiveConnections:
     def unregister(self, connection) -> None:
         self.live.discard(connection)
 
+    def alone_in(self, connection, conversation_id) -> bool:
+        """Whether no other open connection of this process is in ``conversation_id``."""
+        return not any(
+            other is not connection
+            and getattr(getattr(other, "context", None), "id", None) == conversation_id
+            for other in self.live
+        )
+
     async def shut_down(self) -> int:
         """End every open chat connection (interrupting its turn); how many there were."""
         connections = list(self.live)

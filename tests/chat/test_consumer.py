@@ -5,6 +5,7 @@ import dataclasses
 import json
 
 import pytest
+from channels.layers import get_channel_layer
 from django.contrib.sessions.backends.db import SessionStore
 
 from chat import audit
@@ -414,6 +415,30 @@ async def test_two_tabs_opened_before_the_first_message_share_its_conversation()
     assert await _count(Conversation) == 1
     await first.disconnect()
     await second.disconnect()
+
+
+async def test_a_lone_tab_sends_nothing_to_other_tabs_on_the_in_memory_layer(monkeypatch):
+    """One process knows every tab: with no other tab open, a turn makes no group_send to
+    its conversation (the in-memory layer's group_send walks every channel)."""
+    sent = []
+    layer = get_channel_layer()
+    original = layer.group_send
+
+    async def recording(group, message):
+        sent.append(message["type"])
+        await original(group, message)
+
+    monkeypatch.setattr(layer, "group_send", recording)
+    session = await _new_session()
+    cookie = [(b"cookie", f"sessionid={session}".encode())]
+    alone = await open_socket(headers=cookie)
+    await run_turn(alone, "Vad kostar premium?", message_id="q1")
+    assert not any(kind.startswith("tab.") for kind in sent), sent
+    other = await open_socket(headers=cookie)
+    await run_turn(alone, "Vad kostar basic?", message_id="q2")
+    assert "tab.frame" in sent
+    await alone.disconnect()
+    await other.disconnect()
 
 
 async def test_callback_without_a_number_asks_for_one_and_validates_it():
