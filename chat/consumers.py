@@ -35,7 +35,7 @@ from chat import protocol, texts
 from chat.action_calls import PhoneProblem, SuggestionNotFound
 from chat.composition import ChatServices, chat_services
 from chat.edge import ConnectionSlot, client_address
-from chat.handoff import owner_group
+from chat.handoff import TooManyRequests, owner_group
 from chat.handoff_rules import asks_for_person
 from chat.logcontext import bind_conversation
 from chat.models import Handoff
@@ -399,13 +399,21 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         await self.turns.cancel()
         await self.services.audit_drain()  # the person reads the history, last answer included
         context = self.context
-        result = await self.services.request_handoff(
-            conversation_id=context.id,
-            session_key=context.session_key,
-            language=context.language,
-            source=source,
-            text=text,
-        )
+        try:
+            result = await self.services.request_handoff(
+                conversation_id=context.id,
+                session_key=context.session_key,
+                language=context.language,
+                source=source,
+                text=text,
+                client_address=self.address,
+            )
+        except TooManyRequests:
+            raise ProtocolError(
+                ErrorCode.RATE_LIMITED,
+                "Too many requests for a person are waiting from your address; "
+                "one of them will be answered.",
+            ) from None
         if result.offline:
             await self.send_json(
                 {

@@ -46,7 +46,7 @@ from django.utils import timezone
 
 from chat import texts
 from chat.handoff_rules import is_open, staff_name
-from chat.models import Handoff, HandoffEvent
+from chat.models import Handoff, HandoffEvent, session_hash
 from chat.selectors import handoff_position
 from chat.services import conversation_touch, turns_begin
 
@@ -74,6 +74,10 @@ class AlreadyTaken(HandoffError):
     def __init__(self, owner: str = "") -> None:
         super().__init__(owner)
         self.owner = owner
+
+
+class TooManyRequests(HandoffError):
+    """This address has as many requests waiting as ``HANDOFF_MAX_WAITING_PER_ADDRESS``."""
 
 
 class NotOwner(HandoffError):
@@ -128,6 +132,7 @@ def handoff_request(
     language: str = "sv",
     source: str = Handoff.Source.BUTTON,
     text: str = "",
+    client_address: str = "",
 ) -> RequestResult:
     """Put the conversation in the queue for a person (idempotent while one is open).
 
@@ -142,6 +147,12 @@ def handoff_request(
         return RequestResult(
             open_handoff, handoff_position(handoff=open_handoff), created=False, owner=owner
         )
+    client_hash = session_hash(client_address)
+    limit = settings.HANDOFF_MAX_WAITING_PER_ADDRESS
+    if client_hash and limit:
+        waiting = Handoff.objects.filter(status=Handoff.Status.WAITING, client_hash=client_hash)
+        if waiting.count() >= limit:
+            raise TooManyRequests(client_hash)
     now = timezone.now()
     if not is_open(settings.HANDOFF_OPENING_HOURS, timezone.localtime(now)):
         handoff = Handoff.objects.create(
@@ -156,7 +167,10 @@ def handoff_request(
     try:
         with transaction.atomic():
             handoff = Handoff.objects.create(
-                conversation_id=conversation_id, source=source, requested_at=now
+                conversation_id=conversation_id,
+                source=source,
+                requested_at=now,
+                client_hash=client_hash,
             )
     except IntegrityError:  # another tab asked at the same moment: one request
         handoff = _open_handoff(conversation_id)

@@ -270,6 +270,9 @@ class Handoff(models.Model):
     # When the owner's last console closed; cleared when one opens again. Past
     # HANDOFF_RELEASE_SECONDS the conversation goes back to the queue.
     owner_left_at = models.DateTimeField(null=True, blank=True)
+    # The keyed hash of the asking client's address (never the address): how many waiting
+    # requests one address may have (HANDOFF_MAX_WAITING_PER_ADDRESS).
+    client_hash = models.CharField(max_length=64, blank=True, db_index=True)
 
     class Meta:
         ordering = ["requested_at", "id"]

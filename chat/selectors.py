@@ -211,15 +211,24 @@ def handoff_owner(*, conversation_id) -> str | None:
     return staff_name(handoff.taken_by) if handoff else None
 
 
-def handoff_queue() -> list[dict]:
-    """Waiting and active handoffs as the staff console lists them, oldest request first."""
+def handoff_queue_total() -> int:
+    """How many handoffs are waiting or active (the console shows a page of them)."""
+    return Handoff.objects.filter(
+        status__in=(Handoff.Status.WAITING, Handoff.Status.ACTIVE)
+    ).count()
+
+
+def handoff_queue(*, limit: int | None = None) -> list[dict]:
+    """Waiting and active handoffs as the staff console lists them, oldest request first;
+    the first ``limit`` of them (``HANDOFF_QUEUE_PAGE`` by default)."""
+    limit = settings.HANDOFF_QUEUE_PAGE if limit is None else limit
     items = []
     position = 0
     handoffs = (
         Handoff.objects.filter(status__in=(Handoff.Status.WAITING, Handoff.Status.ACTIVE))
         .select_related("taken_by", "conversation")
         .order_by("requested_at", "id")
-    )
+    )[:limit]
     for handoff in handoffs:
         waiting = handoff.status == Handoff.Status.WAITING
         position += waiting

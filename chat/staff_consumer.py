@@ -35,7 +35,7 @@ from django.dispatch import receiver
 from chat import handoff
 from chat.asyncdb import off_loop
 from chat.models import Handoff
-from chat.selectors import handoff_history, handoff_queue
+from chat.selectors import handoff_history, handoff_queue, handoff_queue_total
 
 logger = logging.getLogger(__name__)
 
@@ -95,6 +95,10 @@ def _release_later() -> None:
     task = asyncio.get_running_loop().create_task(_release_after_grace())
     _RELEASE_TASKS.add(task)
     task.add_done_callback(_RELEASE_TASKS.discard)
+
+
+def _queue_page() -> tuple[list[dict], int]:
+    return handoff_queue(), handoff_queue_total()
 
 
 def _owned_conversations(user) -> list[str]:
@@ -260,7 +264,8 @@ class StaffConsumer(AsyncJsonWebsocketConsumer):
         )
 
     async def _send_queue(self) -> None:
-        await self.send_json({"type": "queue", "items": await off_loop(handoff_queue)()})
+        items, total = await off_loop(_queue_page)()
+        await self.send_json({"type": "queue", "items": items, "total": total})
 
     async def _error(self, code: str, message: str) -> None:
         await self.send_json({"type": "error", "code": code, "message": message})

@@ -348,3 +348,29 @@ async def test_an_admin_releases_a_conversation_to_the_queue(eva, admin_client):
     }
     await console.disconnect()
     await customer.disconnect()
+
+
+async def test_one_address_cannot_flood_the_queue_and_the_console_stays_small(eva, settings):
+    """200 requests from one address (each a new conversation): at most
+    HANDOFF_MAX_WAITING_PER_ADDRESS wait, the rest get rate_limited, and what the staff
+    console receives meanwhile stays under 100 KB."""
+    settings.HANDOFF_MAX_WAITING_PER_ADDRESS = 3
+    settings.WS_MAX_CONNECTIONS_PER_IP = 0
+    console = staff_socket(await sync_to_async(session_cookie)(eva))
+    assert (await console.connect(timeout=5))[0]
+    await receive_until(console, "queue")
+    answers = []
+    for _ in range(200):
+        customer = await open_socket()
+        await customer.send_json_to({"type": "handoff_request"})
+        answers.append(await customer.receive_json_from(timeout=5))
+        await customer.disconnect()
+    queued = [a for a in answers if a["type"] == "handoff_queued"]
+    refused = [a for a in answers if a.get("code") == "rate_limited"]
+    assert (len(queued), len(refused)) == (3, 197)
+    assert await Handoff.objects.filter(status=Handoff.Status.WAITING).acount() == 3
+    received = 0
+    while not await console.receive_nothing(timeout=0.3):
+        received += len((await console.receive_output(timeout=1)).get("text", ""))
+    assert received < 100_000
+    await console.disconnect()

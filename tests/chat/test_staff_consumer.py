@@ -62,7 +62,7 @@ async def test_queue_is_live_take_reply_and_hand_back(anna, anna_cookie):
     """The console sees a request arrive, takes it, gets the history, replies, hands back."""
     ws = staff_socket(anna_cookie)
     assert (await ws.connect(timeout=5))[0]
-    assert (await ws.receive_json_from(timeout=5)) == {"type": "queue", "items": []}
+    assert (await ws.receive_json_from(timeout=5)) == {"type": "queue", "items": [], "total": 0}
 
     conversation_id = uuid.uuid4()
     await request_handoff(conversation_id=conversation_id, text="prata med en människa")
