@@ -1,4 +1,4 @@
-"""The case files through `grounding_eval`: the shipped KB and the two development KBs.
+"""The case files through `grounding_eval`: the shipped KB and the five development KBs.
 
 Each KB is indexed on its own (``--kb-dir``) and must reach the issue's
 targets: at least 95% of grounded cases pass and every withheld case is
@@ -62,7 +62,7 @@ def test_shipped_kb_cases_meet_the_targets():
 
 
 @pytest.mark.django_db(transaction=True)
-@pytest.mark.parametrize("name", ["kommun", "bikeshop"])
+@pytest.mark.parametrize("name", ["kommun", "bikeshop", "broadband", "insurance", "utility"])
 def test_development_kb_cases_meet_the_targets(name):
     """Each development KB, indexed on its own: >= 95% grounded pass, every withheld withheld."""
     kb_dir = _dev_kb(name)
