@@ -2,6 +2,7 @@ import pytest
 from channels.testing import WebsocketCommunicator
 
 from config.asgi import application
+from tests.chat.browser import DESKTOP
 
 
 @pytest.fixture
@@ -43,3 +44,23 @@ async def run_turn(communicator, text: str, message_id: str | None = "m1") -> li
     if frames[-1].get("status") == "action":
         frames.append(await communicator.receive_json_from(timeout=5))
     return frames
+
+
+@pytest.fixture
+def context_factory(browser):  # the browser tests' own `browser` fixture
+    """Fresh browser contexts (each its own session); any script error fails the test."""
+    contexts, errors = [], []
+
+    def make(viewport=DESKTOP, locale="sv-SE"):
+        phone = viewport["width"] < 600
+        context = browser.new_context(
+            viewport=viewport, locale=locale, is_mobile=phone, has_touch=phone
+        )
+        context.on("page", lambda page: page.on("pageerror", lambda e: errors.append(str(e))))
+        contexts.append(context)
+        return context
+
+    yield make
+    for context in contexts:
+        context.close()
+    assert errors == [], "script errors in the page"

@@ -45,26 +45,6 @@ def browser():
         chromium.close()
 
 
-@pytest.fixture
-def context_factory(browser):
-    """Fresh browser contexts (each its own session); any script error fails the test."""
-    contexts, errors = [], []
-
-    def make(viewport=DESKTOP, locale="sv-SE"):
-        phone = viewport["width"] < 600
-        context = browser.new_context(
-            viewport=viewport, locale=locale, is_mobile=phone, has_touch=phone
-        )
-        context.on("page", lambda page: page.on("pageerror", lambda e: errors.append(str(e))))
-        contexts.append(context)
-        return context
-
-    yield make
-    for context in contexts:
-        context.close()
-    assert errors == [], "script errors in the page"
-
-
 def open_page(context_factory, server_url, viewport=DESKTOP, locale="sv-SE"):
     return new_page(None, server_url, context=context_factory(viewport=viewport, locale=locale))
 

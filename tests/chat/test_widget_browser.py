@@ -15,7 +15,6 @@ import pytest
 from tests.chat.browser import (
     CHROMIUM,
     CHROMIUM_ARGS,
-    DESKTOP,
     PHONE,
     VIEWPORTS,
     axe_violations,
@@ -116,25 +115,6 @@ def browser(request):
         )
         yield chromium
         chromium.close()
-
-
-@pytest.fixture
-def context_factory(browser):
-    contexts, errors = [], []
-
-    def make(viewport=DESKTOP, locale="sv-SE"):
-        phone = viewport["width"] < 600
-        context = browser.new_context(
-            viewport=viewport, locale=locale, is_mobile=phone, has_touch=phone
-        )
-        context.on("page", lambda page: page.on("pageerror", lambda e: errors.append(str(e))))
-        contexts.append(context)
-        return context
-
-    yield make
-    for context in contexts:
-        context.close()
-    assert errors == [], "script errors in the page"
 
 
 def chat_frame(page):
