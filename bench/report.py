@@ -51,6 +51,14 @@ def _by_kind(runs: dict, *path, digits: int = 2) -> dict:
     }
 
 
+_COLUMNS = (("product", PRODUCT), ("channels", CHANNELS_FLOOR), ("websockets", WEBSOCKETS_FLOOR))
+
+
+def _each_kind(runs: dict, cell) -> dict:
+    """``cell(kind)`` for each server that ran, ``n/a`` for the others, by column."""
+    return {col: cell(kind) if kind in runs else NA for col, kind in _COLUMNS}
+
+
 def latency_rows(runs: dict) -> list[Row]:
     rows = []
     for label, path, limit in (
@@ -74,16 +82,12 @@ def latency_rows(runs: dict) -> list[Row]:
         Row(
             "S1 turns completed / errors",
             "all / 0",
-            **{
-                col: f"{_get(runs.get(kind), 'completed')} / {sum((errors[kind] or {}).values())}"
-                if kind in runs
-                else NA
-                for col, kind in (
-                    ("product", PRODUCT),
-                    ("channels", CHANNELS_FLOOR),
-                    ("websockets", WEBSOCKETS_FLOOR),
-                )
-            },
+            **_each_kind(
+                runs,
+                lambda kind: (
+                    f"{_get(runs.get(kind), 'completed')} / {sum((errors[kind] or {}).values())}"
+                ),
+            ),
             verdict=verdict(
                 _get(runs.get(PRODUCT), "completed") == _get(runs.get(PRODUCT), "turns")
                 and not errors.get(PRODUCT)
@@ -157,16 +161,9 @@ def load_rows(clients: int, runs: dict, turns: int) -> list[Row]:
         Row(
             f"{tag} server CPU per turn (ms)",
             "<= 2x channels" if held else "",
-            **{
-                col: fmt(_cpu_per_turn_ms(runs.get(kind), clients * turns), 3)
-                if kind in runs
-                else NA
-                for col, kind in (
-                    ("product", PRODUCT),
-                    ("channels", CHANNELS_FLOOR),
-                    ("websockets", WEBSOCKETS_FLOOR),
-                )
-            },
+            **_each_kind(
+                runs, lambda kind: fmt(_cpu_per_turn_ms(runs.get(kind), clients * turns), 3)
+            ),
             verdict=verdict(_cpu_per_turn_ok(runs, clients * turns)) if held else "",
         ),
         Row(
