@@ -35,6 +35,7 @@ from django.dispatch import receiver
 from chat import handoff
 from chat.asyncdb import off_loop
 from chat.models import Handoff
+from chat.ratelimit import limiter_from_setting
 from chat.selectors import handoff_history, handoff_queue, handoff_queue_total
 
 logger = logging.getLogger(__name__)
@@ -115,6 +116,7 @@ class StaffConsumer(AsyncJsonWebsocketConsumer):
         """Staff with the handoff permission only; then the queue and their open conversations."""
         self.user = self.scope.get("user")
         self.owned: set[str] = set()
+        self.limiter = limiter_from_setting(settings.STAFF_RATE_LIMIT)
         if not await database_sync_to_async(may_handle_handoffs)(self.user):
             await self.close(code=DENIED)
             return
@@ -152,6 +154,9 @@ class StaffConsumer(AsyncJsonWebsocketConsumer):
     async def receive_json(self, content, **kwargs) -> None:
         """One frame: take, message, typing or hand_back, each for one conversation."""
         if not await self._still_allowed():
+            return
+        if not self.limiter.allow():
+            await self._error("rate_limited", "Too many frames; slow down.")
             return
         kind = content.get("type") if isinstance(content, dict) else None
         handler = self.handlers.get(kind)

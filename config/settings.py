@@ -244,6 +244,8 @@ WS_MAX_TEXT_CHARS = env.int("WS_MAX_TEXT_CHARS", default=2000)
 WS_CLOSE_FRAME_BYTES = env.int("WS_CLOSE_FRAME_BYTES", default=256 * 1024)
 # Frames of any kind, valid or not, per connection; past it: error, then close (1008).
 WS_FLOOD_LIMIT = env("WS_FLOOD_LIMIT", default="400/10")
+# Frames one staff console may send ("count/seconds"; "0": off): more get rate_limited.
+STAFF_RATE_LIMIT = env("STAFF_RATE_LIMIT", default="60/10")
 # Open WebSocket connections per client address and process (0: no limit).
 WS_MAX_CONNECTIONS_PER_IP = env.int("WS_MAX_CONNECTIONS_PER_IP", default=50)
 # Turns that may start per pass of the event loop; streams in progress go first

@@ -200,3 +200,17 @@ async def test_logging_out_closes_that_sessions_staff_sockets(anna, anna_cookie)
     await sync_to_async(log_out)()
     output = await ws.receive_output(timeout=5)
     assert output == {"type": "websocket.close", "code": 4403}
+
+
+async def test_a_staff_console_is_rate_limited(anna, anna_cookie, settings):
+    """A burst of take frames: past STAFF_RATE_LIMIT each one is refused, not written."""
+    settings.STAFF_RATE_LIMIT = "5/10"
+    ws = staff_socket(anna_cookie)
+    assert (await ws.connect(timeout=5))[0]
+    await ws.receive_json_from(timeout=5)
+    missing = str(uuid.uuid4())
+    for _ in range(8):
+        await ws.send_json_to({"type": "take", "conversationId": missing})
+    codes = [(await ws.receive_json_from(timeout=5)).get("code") for _ in range(8)]
+    assert codes.count("rate_limited") == 3
+    await ws.disconnect()
