@@ -4,7 +4,6 @@ import json
 
 from django.contrib import admin
 from django.core.serializers.json import DjangoJSONEncoder
-from django.forms.models import model_to_dict
 from django.http import HttpResponse
 from django.urls import reverse
 from django.utils.html import format_html
@@ -31,14 +30,16 @@ class ReadOnlyInline(ReadOnlyAdminMixin, admin.TabularInline):
 
 @admin.action(description="Export selected as JSON Lines", permissions=["view"])
 def export_jsonl(modeladmin, request, queryset):
-    """Every concrete field of each row, except the admin's ``export_exclude``."""
+    """Each row's fields as its admin page shows them to this user (``get_fields``), except
+    the admin's ``export_exclude``: an export never holds what the page hides (an execution's
+    client address)."""
     excluded = set(getattr(modeladmin, "export_exclude", ()))
+    shown = set(modeladmin.get_fields(request))
     lines = []
     for obj in queryset:
-        row = model_to_dict(obj, exclude=excluded)
-        row["pk"] = obj.pk
+        row = {"pk": obj.pk}
         for field in obj._meta.concrete_fields:
-            if field.name not in row and field.name not in excluded:
+            if (field.primary_key or field.name in shown) and field.name not in excluded:
                 row[field.name] = field.value_from_object(obj)
         lines.append(json.dumps(row, cls=DjangoJSONEncoder, ensure_ascii=False))
     name = queryset.model._meta.model_name

@@ -148,7 +148,9 @@ class ConversationAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
             "opts": self.model._meta,
             "title": f"Timeline of {conversation}",
             "conversation": conversation,
-            "entries": _timeline_entries(conversation),
+            "entries": _timeline_entries(
+                conversation, with_actions=_may_view_actions(request.user)
+            ),
         }
         return TemplateResponse(request, "admin/chat/timeline.html", context)
 
@@ -181,8 +183,14 @@ class ConversationAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
         return TemplateResponse(request, "admin/chat/gap_report.html", context)
 
 
-def _timeline_entries(conversation: Conversation) -> list[dict]:
-    """Turns and handoff events of a conversation, merged in time order."""
+def _may_view_actions(user) -> bool:
+    """Whether the actions' own admin pages (suggestions, executions) are open to ``user``."""
+    return user.has_perm("actions.view_suggestion") and user.has_perm("actions.view_execution")
+
+
+def _timeline_entries(conversation: Conversation, *, with_actions: bool = True) -> list[dict]:
+    """Turns and handoff events of a conversation, merged in time order; the turns' actions
+    (phone numbers, execution results) only ``with_actions``."""
     entries = [
         {
             "kind": "turn",
@@ -193,7 +201,9 @@ def _timeline_entries(conversation: Conversation) -> list[dict]:
             if turn.answer and turn.answer.status in services.REVIEWABLE_STATUSES
             else "",
         }
-        for turn in selectors.conversation_timeline(conversation=conversation)
+        for turn in selectors.conversation_timeline(
+            conversation=conversation, with_actions=with_actions
+        )
     ]
     entries += [
         {"kind": "handoff", "at": event.created_at, "event": event}

@@ -139,8 +139,11 @@ class TimelineTurn:
         return (self.question or self.answer).created_at
 
 
-def conversation_timeline(*, conversation: Conversation) -> list[TimelineTurn]:
-    """The conversation's turns in order: question, answer, actions and feedback of each."""
+def conversation_timeline(
+    *, conversation: Conversation, with_actions: bool = True
+) -> list[TimelineTurn]:
+    """The conversation's turns in order: question, answer, actions (``with_actions``) and
+    feedback of each."""
     messages = list(
         conversation.messages.select_related("review__reviewed_by", "review__assignee")
         .prefetch_related("feedback")
@@ -148,10 +151,9 @@ def conversation_timeline(*, conversation: Conversation) -> list[TimelineTurn]:
     )
     answers = {m.reply_to_id: m for m in messages if m.role == Message.Role.ASSISTANT}
     suggestions: dict[str, list] = {}
+    shown = Suggestion.objects.all() if with_actions else Suggestion.objects.none()
     for suggestion in (
-        Suggestion.objects.filter(conversation=conversation)
-        .select_related("execution")
-        .order_by("created_at")
+        shown.filter(conversation=conversation).select_related("execution").order_by("created_at")
     ):
         suggestions.setdefault(suggestion.source_message_id, []).append(suggestion)
     turns = []

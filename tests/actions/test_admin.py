@@ -1,11 +1,14 @@
 import datetime as dt
+import json
 
 import pytest
+from django.contrib.auth.models import Permission
 from django.urls import reverse
 from django.utils import timezone
 
 from actions.models import CallbackRequest, Execution, SmsMessage, Suggestion, SupportTicket
 from actions.services import suggestion_confirm, suggestion_create
+from chat.models import Message
 
 pytestmark = pytest.mark.django_db
 
@@ -169,3 +172,42 @@ def test_anonymous_user_is_sent_to_login(client, executed):
     response = client.get(url(Suggestion, "changelist"))
     assert response.status_code == 302
     assert "/login/" in response["Location"]
+
+
+def test_the_executions_export_holds_only_what_their_page_shows(admin_client, executed):
+    """The client address is kept for quotas and hidden on the execution's page: the JSON
+    Lines export leaves it out too."""
+    Execution.objects.update(client_address="203.0.113.7")
+    ids = list(Execution.objects.values_list("pk", flat=True))
+    response = admin_client.post(
+        url(Execution, "changelist"), {"action": "export_jsonl", "_selected_action": ids}
+    )
+    body = response.content.decode()
+    rows = [json.loads(line) for line in body.splitlines()]
+    assert {row["id"] for row in rows} == set(ids)
+    assert all("client_address" not in row for row in rows) and "203.0.113.7" not in body
+    assert all("status" in row and "message" in row for row in rows)
+
+
+def test_the_timeline_shows_actions_only_to_who_may_view_them(
+    client, django_user_model, executed, conversation
+):
+    """Staff who may view conversations but not actions see the turns, not the phone numbers
+    or execution results."""
+
+    def staff(name, *codenames):
+        user = django_user_model.objects.create_user(name, password="pw-123456", is_staff=True)
+        user.user_permissions.add(*Permission.objects.filter(codename__in=codenames))
+        return user
+
+    source = executed["schedule_callback"].source_message_id
+    Message.objects.create(
+        conversation=conversation, role=Message.Role.USER, message_id=source, text="Ring mig"
+    )
+    timeline = reverse("admin:chat_timeline", args=[conversation.pk])
+    client.force_login(staff("vera", "view_conversation"))
+    limited = client.get(timeline).content.decode()
+    client.force_login(staff("alma", "view_conversation", "view_suggestion", "view_execution"))
+    full = client.get(timeline).content.decode()
+    assert "+46 70 123 45 67" in full or "+46701234567" in full
+    assert "+46 70 123 45 67" not in limited and "+46701234567" not in limited
