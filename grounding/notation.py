@@ -12,7 +12,7 @@ reading (what no form below explains becomes a ``code`` read literally).
 | ``14:00``, ``2 pm``, ``klockan 06.00``, ``till 21.00`` | time | ``14:00`` | ``hh.mm`` is a time unless a currency, unit or percent sign makes it a decimal |
 | ``3 290 kr``, ``SEK 3,950``, ``EUR 52.90``, ``27500 SEK`` | amount | ``3290``, ``3950``, ``52.9`` | digit grouping and decimal mark by the text's locale (babel): ``1,500`` is 1500 in English, 1.5 in Swedish |
 | ``4,5 procent``, ``15 per cent``, ``60%`` | percentage | ``4.5`` | percent words from the lexicon |
-| ``14 dagars``, ``3-year``, ``2 timmar`` | duration | ``14`` | unit from the lexicon (lemma, or a compound's head: "3-årsgaranti") |
+| ``14 dagars``, ``3-year``, ``2 timmar``, ``5 working weeks`` | duration | ``14`` | unit from the lexicon (lemma, or a compound's head: "3-årsgaranti"; one word between that is no function word: "5 working weeks", "10 svenska kronor") |
 | ``15,2 kg``, ``10-literskanna``, ``80 km`` | quantity | ``15.2`` | unit from the lexicon |
 | ``1–3 år``, ``6 to 9``, ``mellan 18 och 29 år``, ``between 2 and 5 days`` | the kind of its unit | ``1-3`` | a range of two plain numbers |
 | ``671 80`` before a capitalised word | code | ``67180`` | a Swedish-style postcode |
@@ -35,6 +35,7 @@ from grounding.lexicon import LEXICONS, merged
 from grounding.numerals import with_digits
 from grounding.phones import find_phones
 from grounding.terms import first_part
+from grounding.text import STOPWORDS
 
 
 class Kind(StrEnum):
@@ -462,7 +463,20 @@ def _unit_after(masked: str, end: int) -> tuple[str | None, int]:
         unit = _unit_word(candidate)
         if unit is not None:
             return unit, stop
+    between, _, second = words.partition(" ")
+    if second and between.lower() not in _NOT_MODIFIERS:  # "5 working weeks", "10 svenska kronor"
+        unit = _unit_word(second)
+        if unit is not None:
+            return unit, m.end()
     return None, end
+
+
+# Words that never qualify a unit after them: "50 per week", "1,190 or EUR 105", "8–17 på vardagar".
+_NOT_MODIFIERS = STOPWORDS | frozenset(
+    word
+    for field in ("per_markers", "range_words", "conjunctions", "clock_markers")
+    for word in merged(field)
+)
 
 
 _CLAUSE_END = re.compile(r"[,;:()\n|]|\.(?:\s|$)|\x00")

@@ -165,3 +165,24 @@ def test_letters_written_with_digits_are_an_identifier(text, value):
 
 def test_a_unit_written_with_digits_is_no_identifier():
     assert read_numbers("80 m2", "sv")[0].unit == "m2"
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "unit", "period"),
+    [
+        ("We answer within 5 working weeks.", "en", "week", None),
+        ("We answer within 5 working days.", "en", "workday", None),
+        ("Det kostar 10 svenska kronor.", "sv", "SEK", None),
+        # A function word between is no modifier: the unit is not read past it.
+        ("We charge SEK 50 per week.", "en", "SEK", "week"),
+        ("Öppet 8 på vardagar.", "sv", None, None),
+    ],
+)
+def test_a_word_between_a_number_and_its_unit_is_a_modifier(text, language, unit, period):
+    reading = read_numbers(text, language)[0]
+    assert (reading.unit, reading.period) == (unit, period)
+
+
+def test_a_conjunction_ends_a_value_before_the_next_currency():
+    (sek, eur) = read_numbers("SEK 1,190 or EUR 105", "en")
+    assert (sek.unit, eur.unit) == ("SEK", "EUR")

@@ -355,3 +355,36 @@ def test_a_bounded_row_key_is_not_the_plain_one_and_an_annual_header_states_a_pe
     answer, grounded
 ):
     assert verify_answer(answer, AGE_SNIPPETS, facts=AGE_FACTS).grounded is grounded
+
+
+CLAUSES = {
+    "kb/garanti.md": (
+        "# Garanti\n\n"
+        "Aluminiumramar har 10 års garanti och kolfiberramar 6 års garanti.\n\n"
+        "Basservice kostar 595 kr och tar 1 arbetsdag.\n\n"
+        "Kundtjänst har stängt på midsommarafton 19 juni och på julafton 24 december.\n"
+    ),
+}
+CLAUSE_FACTS = FactTable.from_documents(CLAUSES)
+CLAUSE_SNIPPETS = [Snippet(file=f, text=t, start_line=1) for f, t in CLAUSES.items()]
+
+
+@pytest.mark.parametrize(
+    ("answer", "grounded"),
+    [
+        ("Aluminiumramar har 10 års garanti.", True),
+        ("Kolfiberramar har 6 års garanti.", True),
+        ("Aluminiumramar har 10 års garanti och kolfiberramar 6 års garanti.", True),
+        ("Aluminiumramar har 6 års garanti.", False),
+        ("Aluminiumramar har 6 års garanti och kolfiberramar 6 års garanti.", False),
+        ("Kolfiberramar har 10 års garanti.", False),
+        # The line's opening words stay the lead of a later clause that names no parallel.
+        ("Basservice tar 1 arbetsdag.", True),
+        ("Kundtjänst har stängt 24 december.", True),
+        ("Kundtjänst har stängt på julafton 24 december.", True),
+        ("Kundtjänst har stängt på julafton 19 juni.", False),
+    ],
+)
+def test_a_later_clause_naming_a_parallel_compound_does_not_borrow_the_first_name(answer, grounded):
+    verdict = verify_answer(answer, CLAUSE_SNIPPETS, facts=CLAUSE_FACTS)
+    assert verdict.grounded is grounded, verdict.unsupported
