@@ -9,7 +9,7 @@ kronor" exactly as "500 kronor", and maps each reading back to the words.
 |---|---|---|
 | ``femhundra``, ``tjugofem``, ``tvåtusen``, ``ettusen tvåhundra``, ``en halv miljon`` | ``500``, ``25``, ``2000``, ``1200``, ``500000`` | Swedish cardinals: the numeral parts of the table below, joined in one word or across a space after ``tusen``/``miljon``/``miljard`` |
 | ``twenty-five``, ``two thousand``, ``one hundred and one``, ``half a million`` | ``25``, ``2000``, ``101``, ``500000`` | English cardinals: the same parts, words joined by spaces, hyphens, ``and`` or ``,`` (value by text2num) |
-| ``en``, ``ett``, ``one`` | ``1`` only before a unit, currency, period, percent or scale word ("ett dygn", "one hour", "en miljon") | elsewhere an article or pronoun ("en ny router", "the right one"): no number |
+| ``en``, ``ett``, ``one`` | ``1`` only before a unit, currency, period, percent or scale word ("ett dygn", "one hour", "en miljon"), or opening a range ("från ett till och med 17 år", "one to three days") | elsewhere an article or pronoun ("en ny router", "the right one"): no number |
 | ``399 tusen``, ``1,5 miljoner``, ``5 million`` | ``399000``, ``1500000``, ``5000000`` | a scale word multiplies the digits before it |
 | ``var tolfte timme``, ``every third day`` | ``var 12:e timme``, ``every 3:e day`` | an ordinal counts only after ``var``/``varje``/``every`` and before a unit; written as the digits are ("var 12:e timme", a count), so words and digits read alike |
 | ``en och en halv timme``, ``two and a half hours`` | ``1.5 timme``, ``2.5 hours`` | a numeral word, then ``och en halv``/``and a half`` |
@@ -209,9 +209,23 @@ def _parse_en(span: str) -> int | None:
 
 
 def is_quantity_word(text: str, end: int) -> bool:
-    """Whether the word after ``end`` says the number before it counts something."""
+    """Whether the word after ``end`` says the number before it counts something.
+
+    So does a range the number opens: "från ett till och med 17 år", "one to three days".
+    """
     following = _NEXT_WORD.match(text, end)
-    return following is not None and following[1].lower() in _QUANTITY_WORDS
+    if following is not None and following[1].lower() in _QUANTITY_WORDS:
+        return True
+    return bool(_RANGE_AFTER.match(text, end))
+
+
+# "ett till 17", "one to three", "ett–två": a range word, then a number (digits or a numeral).
+_RANGE_AFTER = re.compile(
+    r"[ \u00a0]*(?:till och med|till|to|–|-)[ \u00a0]*(?:\d|(?:"
+    + "|".join(sorted((set(SV_PARTS) | set(EN_PARTS)) - ARTICLES, key=len, reverse=True))
+    + r")[^\W\d_]*\b)",
+    re.IGNORECASE,
+)
 
 
 def _sv_numbers(text: str) -> list[Spelled]:

@@ -23,8 +23,8 @@ WRONG_PASSES_AT_MOST = {
     "kb": 0,
     "bikeshop": 0,
     "broadband": 0,
-    "insurance": 5,
-    "kommun": 3,
+    "insurance": 3,
+    "kommun": 2,
     "utility": 2,
 }
 MIN_RESTATED = 0.95

@@ -231,3 +231,19 @@ def test_the_guard_holds_a_numeral_heading_a_compound(cut):
     stream.finish()
     assert stream.failed is not None
     assert "tre" not in stream.released
+
+
+@pytest.mark.parametrize(
+    ("text", "digits"),
+    [
+        ("Kan tecknas för barn från ett till och med 17 år.", ["1"]),
+        ("Leverans tar en till tre dagar.", ["1", "3"]),
+        ("Delivery takes one to three days.", ["1", "3"]),
+        # No range: an article or "one more" stays a word.
+        ("Vill du ha ett till?", []),
+        ("Det tar en gång till.", []),
+        ("Pick one to go.", []),
+    ],
+)
+def test_an_article_opening_a_range_is_a_number(text, digits):
+    assert [s.digits for s in spelled_out(text, "sv")] == digits

@@ -388,3 +388,29 @@ CLAUSE_SNIPPETS = [Snippet(file=f, text=t, start_line=1) for f, t in CLAUSES.ite
 def test_a_later_clause_naming_a_parallel_compound_does_not_borrow_the_first_name(answer, grounded):
     verdict = verify_answer(answer, CLAUSE_SNIPPETS, facts=CLAUSE_FACTS)
     assert verdict.grounded is grounded, verdict.unsupported
+
+
+GENERAL = {
+    "kb/parkering.md": (
+        "# Parkering\n\n## Felparkering\n\n"
+        "Felparkeringsavgiften är 700 kr.\n\n"
+        "Den som parkerar på en plats för rörelsehindrade utan tillstånd får en "
+        "felparkeringsavgift på 1 200 kr.\n"
+    ),
+}
+GENERAL_FACTS = FactTable.from_documents(GENERAL)
+GENERAL_SNIPPETS = [Snippet(file=f, text=t, start_line=1) for f, t in GENERAL.items()]
+
+
+@pytest.mark.parametrize(
+    ("answer", "grounded"),
+    [
+        ("Felparkeringsavgiften är 700 kr.", True),
+        ("Parkerar du på en plats för rörelsehindrade utan tillstånd är avgiften 1 200 kr.", True),
+        ("På en plats för rörelsehindrade är felparkeringsavgiften 1 200 kr.", True),
+        ("Felparkeringsavgiften är 1 200 kr.", False),
+    ],
+)
+def test_the_general_name_takes_the_general_value_not_a_special_cases(answer, grounded):
+    verdict = verify_answer(answer, GENERAL_SNIPPETS, facts=GENERAL_FACTS)
+    assert verdict.grounded is grounded, verdict.unsupported
