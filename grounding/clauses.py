@@ -11,7 +11,7 @@ sides bind words to numbers the same way.
 |---|---|
 | the clause of a number | every term of it, plus ``n:<value>`` of the clause's other numbers; a line break ends a clause like ";" (each line of a paragraph is its own statement) |
 | an enumeration ("58.5% hydropower, 34.0% wind power and 7.5% solar power": commas, then a conjunction) | each item is a clause; the words before its first item are the lead of every item |
-| the lead (the paragraph's opening lines without a number, and the words before the first number of the number's own line) | its terms, without weekdays, letters and numbers (those qualify only their own clause) |
+| the lead (the paragraph's opening lines without a number, and the words before the first number of the number's own line) | its terms, without weekdays, letters and numbers (those qualify only their own clause); none for a later sentence of the line that restates a word of it before its number ("Uppsägningstiden för rörligt pris är 1 månad. Uppsägningstiden för fjärrvärme är 3 månader.") |
 | a compound before an amount ("dygnspriset 75 kr", "timpriset") | its head's period, when the amount states none |
 """
 
@@ -27,6 +27,7 @@ _CONJUNCTIONS = merged("conjunctions")
 _CONJUNCTION = r"\b(?:" + "|".join(sorted(_CONJUNCTIONS, key=len, reverse=True)) + r")\b"
 # A clause ends at ";", a line break, a sentence's end (a mark, a space, a capital) or a conjunction.
 _SPLIT = re.compile(r";|\n|(?<=[.!?])\s+(?-i:[A-ZÅÄÖ])|" + _CONJUNCTION, re.IGNORECASE)
+_SENTENCE_END = re.compile(r"[.!?]\s*\Z")
 _ENUMERATION_END = re.compile(_CONJUNCTION, re.IGNORECASE)
 _COMMA = re.compile(r",\s")
 _WORD = re.compile(r"[^\W\d_]{4,}")
@@ -121,6 +122,13 @@ def clauses_of(text: str, readings: list[Reading], language: str) -> list[Clause
             )
             lead = leads[key] = frozenset(t for t in terms(opening, language) if not is_marker(t))
         clause_text = text[start:end]
+        if start > line_start and _SENTENCE_END.search(text, line_start, start):
+            # A sentence that restates the line's subject word names its own subject:
+            # "Uppsägningstiden för rörligt pris är 1 månad. Uppsägningstiden för fjärrvärme
+            # är 3 månader." (the second has no part of the first's "rörligt pris").
+            opening = terms(text[start : reading.start], language)
+            if opening & lead:
+                lead = frozenset()
         numbers = {
             number_term(text, r) for r in readings if r is not reading and start <= r.start < end
         }

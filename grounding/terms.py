@@ -14,7 +14,7 @@ Pure: no ORM, no I/O. A term is what the subject rule compares:
 | an ordinal word ("andra", "third") | ``n:2``, ``n:3``: the number it stands for |
 | a month, or a range of them ("November–March", "from April to October") | ``month:11`` ... for every month covered ("may" only capitalised) |
 | a period adverb ("hourly", "månatligen") | the word: "the hourly price" names a plan; as a period it is read by :mod:`grounding.notation` |
-| stopwords, units, currencies, periods, per-markers | nothing: values and units are compared by the rule itself |
+| stopwords, units, currencies, periods, per-markers, cardinal number words ("två", "twenty") | nothing: values and units are compared by the rule itself |
 
 Numbers are not terms here; facts and claims add the values next to a number as ``n:<value>``.
 """
@@ -25,6 +25,7 @@ from functools import lru_cache
 import simplemma
 
 from grounding.lexicon import LEXICONS, merged
+from grounding.numerals import EN_PARTS, SV_PARTS
 from grounding.text import ENGLISH, STOPWORDS, SWEDISH, detect_language
 
 # A word; letters written together with digits ("SE4") are an identifier, not a word.
@@ -43,6 +44,7 @@ def _noise() -> frozenset[str]:
     for field in ("per_markers", "clock_markers", "time_suffixes", "answer_words"):
         words |= set(merged(field))
     words |= {word for phrase in merged("percent_words") for word in phrase.split()}
+    words |= set(SV_PARTS) | set(EN_PARTS)  # a number in words is a value, not a subject
     return frozenset(words) | STOPWORDS
 
 

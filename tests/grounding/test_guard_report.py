@@ -25,7 +25,7 @@ WRONG_PASSES_AT_MOST = {
     "broadband": 0,
     "insurance": 3,
     "kommun": 2,
-    "utility": 2,
+    "utility": 0,
 }
 MIN_RESTATED = 0.95
 MAX_INDISTINGUISHABLE = 0.05

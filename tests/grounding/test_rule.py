@@ -414,3 +414,31 @@ GENERAL_SNIPPETS = [Snippet(file=f, text=t, start_line=1) for f, t in GENERAL.it
 def test_the_general_name_takes_the_general_value_not_a_special_cases(answer, grounded):
     verdict = verify_answer(answer, GENERAL_SNIPPETS, facts=GENERAL_FACTS)
     assert verdict.grounded is grounded, verdict.unsupported
+
+
+SENTENCES = {
+    "kb/avtal.md": (
+        "# Avtal\n\n"
+        "- Uppsägningstiden för rörligt pris är 1 månad. Uppsägningstiden för fjärrvärme "
+        "är 3 månader.\n"
+        "- Fakturan skickas varje månad och ska betalas inom 30 dagar. Påminnelse kostar 60 kr.\n"
+    ),
+}
+SENTENCE_FACTS = FactTable.from_documents(SENTENCES)
+SENTENCE_SNIPPETS = [Snippet(file=f, text=t, start_line=1) for f, t in SENTENCES.items()]
+
+
+@pytest.mark.parametrize(
+    ("answer", "grounded"),
+    [
+        ("Uppsägningstiden för fjärrvärme är 3 månader.", True),
+        ("Uppsägningstiden för rörligt pris är 1 månad.", True),
+        ("Uppsägningstiden för rörligt pris är 3 månader.", False),
+        ("Uppsägningstiden för rörligt pris är tre månader.", False),
+        # A sentence that does not restate the subject keeps the line's opening words.
+        ("Fakturan ska betalas inom 30 dagar.", True),
+    ],
+)
+def test_a_sentence_restating_the_lines_subject_names_its_own(answer, grounded):
+    verdict = verify_answer(answer, SENTENCE_SNIPPETS, facts=SENTENCE_FACTS)
+    assert verdict.grounded is grounded, verdict.unsupported

@@ -55,3 +55,11 @@ def test_months_and_month_ranges_are_markers():
     assert {f"month:{m}" for m in (11, 12, 1, 2, 3)} <= terms("November–March", "en")
     assert "month:5" not in terms("you may cancel", "en")
     assert "hourly" in terms("the hourly price", "en")
+
+
+@pytest.mark.parametrize(
+    ("text", "language"),
+    [("Uppsägningstiden är två månader.", "sv"), ("Notice is twenty days.", "en")],
+)
+def test_a_number_in_words_is_no_term(text, language):
+    assert not terms(text, language) & {"två", "twenty"}
