@@ -14,7 +14,7 @@ reading (what no form below explains becomes a ``code`` read literally).
 | ``4,5 procent``, ``15 per cent``, ``60%`` | percentage | ``4.5`` | percent words from the lexicon |
 | ``14 dagars``, ``3-year``, ``2 timmar``, ``5 working weeks`` | duration | ``14`` | unit from the lexicon (lemma, or a compound's head: "3-årsgaranti"; one word between that is no function word: "5 working weeks", "10 svenska kronor") |
 | ``15,2 kg``, ``10-literskanna``, ``80 km`` | quantity | ``15.2`` | unit from the lexicon |
-| ``1–3 år``, ``6 to 9``, ``mellan 18 och 29 år``, ``between 2 and 5 days`` | the kind of its unit | ``1-3`` | a range of two plain numbers |
+| ``1–3 år``, ``6 to 9``, ``mellan 18 och 29 år``, ``från 0 till och med 17 år``, ``between 2 and 5 days``, ``from 2 to 5 days`` | the kind of its unit | ``1-3`` | a range of two plain numbers (openers and joiners from the lexicon) |
 | ``671 80`` before a capitalised word | code | ``67180`` | a Swedish-style postcode |
 | ``SE4``, ``B2``, ``A1`` (letters written together with digits) | code | ``se4`` | an identifier: a name, not a quantity (no unit or currency word) |
 | anything else with digits (``24``, ``007``) | count / code | ``24``, ``007`` | a leading zero makes a code, read literally |

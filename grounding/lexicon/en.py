@@ -51,8 +51,8 @@ TIME_SUFFIXES = ("am", "pm", "a.m", "p.m", "o'clock")
 ORDINAL_WORDS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6,
                  "seventh": 7, "eighth": 8, "ninth": 9, "tenth": 10}  # fmt: skip
 ANSWER_WORDS = ("yes", "no", "ok", "okay", "sure")  # "Ja, ...": say nothing of a subject
-RANGE_OPENERS = ("between",)
-RANGE_JOINERS = ("and",)
+RANGE_OPENERS = ("between", "from")
+RANGE_JOINERS = ("and", "to", "through")
 DEFINITE_ENDINGS = ()
 
 LOWER_BOUNDS = ("over", "at least", "more than", "from", "after", "minimum", "min", "above",

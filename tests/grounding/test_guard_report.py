@@ -23,7 +23,7 @@ WRONG_PASSES_AT_MOST = {
     "kb": 0,
     "bikeshop": 0,
     "broadband": 0,
-    "insurance": 3,
+    "insurance": 2,
     "kommun": 2,
     "utility": 0,
 }

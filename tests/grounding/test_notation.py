@@ -186,3 +186,18 @@ def test_a_word_between_a_number_and_its_unit_is_a_modifier(text, language, unit
 def test_a_conjunction_ends_a_value_before_the_next_currency():
     (sek, eur) = read_numbers("SEK 1,190 or EUR 105", "en")
     assert (sek.unit, eur.unit) == ("SEK", "EUR")
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "expected"),
+    [
+        ("Kan tecknas för barn från 0 till och med 17 år.", "sv", [("duration", "0-17", "year")]),
+        ("Leverans från 2 till 5 dagar.", "sv", [("duration", "2-5", "day")]),
+        ("Delivery takes from 2 to 5 days.", "en", [("duration", "2-5", "day")]),
+        # One number after "från" is a bound, not a range; clocks and dates keep their kinds.
+        ("Övningskörning från 16 år.", "sv", [("duration", "16", "year")]),
+        ("Öppet från kl. 8 till 17.", "sv", [("time_range", "08:00-17:00", None)]),
+    ],
+)
+def test_a_range_from_one_number_to_another(text, language, expected):
+    assert [(str(r.kind), r.value, r.unit) for r in read_numbers(text, language)] == expected
