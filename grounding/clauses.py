@@ -27,6 +27,7 @@ _CONJUNCTIONS = merged("conjunctions")
 _CONJUNCTION = r"\b(?:" + "|".join(sorted(_CONJUNCTIONS, key=len, reverse=True)) + r")\b"
 # A clause ends at ";", a line break, a sentence's end (a mark, a space, a capital) or a conjunction.
 _SPLIT = re.compile(r";|\n|(?<=[.!?])\s+(?-i:[A-ZÅÄÖ])|" + _CONJUNCTION, re.IGNORECASE)
+_SENTENCE_START = re.compile(r"\n|(?<=[.!?])\s+(?-i:[A-ZÅÄÖ])")
 _SENTENCE_END = re.compile(r"[.!?]\s*\Z")
 _ENUMERATION_END = re.compile(_CONJUNCTION, re.IGNORECASE)
 _COMMA = re.compile(r",\s")
@@ -62,7 +63,9 @@ def _clause_spans(
     ("58.5% hydropower, 34.0% wind power and 7.5% solar power"): each item is a clause of
     its own, and the words before the first item lead them all.
     """
-    cuts = [0]
+    # The first clause starts with its own sentence: earlier sentences and lines are its lead.
+    starts = list(_SENTENCE_START.finditer(text, 0, readings[0].start))
+    cuts = [starts[-1].start() if starts else 0]
     commas: list[int] = []  # per gap: the last comma's position, or -1
     conjunction: list[bool] = []
     for before, after in pairwise(readings):

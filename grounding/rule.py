@@ -114,7 +114,7 @@ def conflicting_terms(
         mine = sum(weight(term) for term in own & subject)
         return round(mine, 6), round(mine + sum(weight(t) for t in (both - own) & subject), 6)
 
-    fact_subject = _without_borrowed_lead(fact, both, siblings)
+    fact_subject = _without_borrowed_lead(claim, fact, siblings)
     fact_match = match(fact_subject)
     unsaid = label_terms(fact) - both  # the fact's own name, where the claim leaves part out
     named: set[str] = set()
@@ -150,29 +150,34 @@ def _names(qualifiers: frozenset[str]) -> frozenset[str]:
     return frozenset(term for term in qualifiers if not is_marker(term))
 
 
-def _without_borrowed_lead(
-    fact: Fact, said: frozenset[str], siblings: Iterable[Fact]
-) -> frozenset[str]:
+def _without_borrowed_lead(claim: Claim, fact: Fact, siblings: Iterable[Fact]) -> frozenset[str]:
     """The fact's subject, without an earlier clause's name that its own clause replaces.
 
     A later clause of a line takes the line's opening words as its lead ("Basservice kostar
     595 kr och tar 1 arbetsdag": the day is Basservice's; "closed on Midsummer Eve, <date>,
-    and on Christmas Eve, <date>": both days are customer service's). When the clause names
-    a compound of the same head as a compound of the earlier clause ("Aluminiumramar har 10
-    års garanti och kolfiberramar 6 års garanti": -ramar), that compound and its parts are the
-    earlier clause's name, not the later one's.
+    and on Christmas Eve, <date>": both days are customer service's). It does not when
+
+    | the later clause | example |
+    |---|---|
+    | names a compound of the same head as one of the earlier clause | "Aluminiumramar har 10 års garanti och kolfiberramar 6 års garanti" (-ramar) |
+    | names something of its own that the claim's clause does not say, while the claim's clause says every word of the earlier clause | "Arbetet ska påbörjas inom 2 år och vara avslutat inom 5 år" against "Arbetet ska påbörjas inom 5 år" |
+
+    Then the earlier clause's words are its name, not the later one's.
     """
+    said, both = claim.qualifiers, claim.qualifiers | claim.lead
     borrowed: set[str] = set()
     for sibling in siblings:
         if (sibling.file, sibling.line) != (fact.file, fact.line) or sibling.value == fact.value:
             continue
-        shared = fact.qualifiers & sibling.qualifiers
-        own = fact.qualifiers - sibling.qualifiers - said
-        theirs = sibling.qualifiers - fact.qualifiers
-        for head in shared:
+        own = _names(fact.qualifiers - sibling.qualifiers)
+        theirs = _names(sibling.qualifiers - fact.qualifiers)
+        if own and theirs and theirs <= said and not own & said:
+            borrowed |= theirs
+            continue
+        for head in fact.qualifiers & sibling.qualifiers:
             if len(head) < 3 or is_marker(head):
                 continue
-            if any(t != head and t.endswith(head) for t in own):
+            if any(t != head and t.endswith(head) for t in own - both):
                 names = {t for t in theirs if t != head and t.endswith(head)}
                 borrowed |= names | {t for t in theirs if any(t in name for name in names)}
     return fact.subject - borrowed

@@ -240,6 +240,26 @@ def text_language(text: str) -> str:
 _SWEDISH_SIGNS = re.compile(r"[åäöÅÄÖ]")
 
 
+def sentence_language(text: str, hint: str | None = None) -> str:
+    """The language of one sentence of an answer.
+
+    Its own when its letters say so (a word with å, ä or ö that is not also an English
+    currency or unit, as "öre" is, makes it Swedish); else ``hint`` (the question's,
+    which decides how "1,500" reads); else guessed from its words (``text_language``). A short
+    question such as "Allrisk till Hem Start" reads as English, its Swedish answer does not.
+    """
+    if any(word.lower() not in _ENGLISH_WORDS for word in _SWEDISH_WORD.findall(text)):
+        return SWEDISH
+    return hint or text_language(text)
+
+
+_SWEDISH_WORD = re.compile(r"\w*[åäöÅÄÖ]\w*")
+# Words with å, ä or ö that English text uses too: "85.40 öre/kWh".
+_ENGLISH_WORDS = frozenset(
+    word for field in ("currencies", "units") for word in getattr(LEXICONS[ENGLISH], field)
+)
+
+
 def _between(first: int, last: int, cycle: int) -> list[int]:
     """The days (or months) from ``first`` up to ``last``, round the week (or year)."""
     found, current = [], first

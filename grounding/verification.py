@@ -36,7 +36,7 @@ from grounding.rule import (
     supports,
 )
 from grounding.snippets import Citation, Snippet, UnsupportedNumber
-from grounding.terms import terms, text_language
+from grounding.terms import sentence_language, terms, text_language
 
 NO_SUPPORT = "No support"
 NUMBER_MISMATCH = "Verification failed: Number mismatch"
@@ -191,10 +191,10 @@ class AnswerChecker:
         """
         checked = self._checked.get(sentence)
         if checked is None:
+            language = sentence_language(sentence, self.language)
             claims = (
-                extract_claims(sentence, language=self.language)
-                if _has_digit(sentence)
-                or spelled_out(sentence, self.language or text_language(sentence))
+                extract_claims(sentence, language=language)
+                if _has_digit(sentence) or spelled_out(sentence, language)
                 else []
             )
             checked = self._checked[sentence] = [

@@ -442,3 +442,33 @@ SENTENCE_SNIPPETS = [Snippet(file=f, text=t, start_line=1) for f, t in SENTENCES
 def test_a_sentence_restating_the_lines_subject_names_its_own(answer, grounded):
     verdict = verify_answer(answer, SENTENCE_SNIPPETS, facts=SENTENCE_FACTS)
     assert verdict.grounded is grounded, verdict.unsupported
+
+
+EARLIER = {
+    "kb/bygglov.md": (
+        "# Bygglov\n\n"
+        "Attefallsåtgärder kräver inget bygglov, men du måste göra en anmälan. Avgiften för "
+        "anmälan av ett attefallshus är 5 400 kr och för en attefallstillbyggnad 3 950 kr.\n\n"
+        "Arbetet ska påbörjas inom 2 år och vara avslutat inom 5 år.\n"
+    ),
+}
+EARLIER_FACTS = FactTable.from_documents(EARLIER)
+EARLIER_SNIPPETS = [Snippet(file=f, text=t, start_line=1) for f, t in EARLIER.items()]
+
+
+@pytest.mark.parametrize(
+    ("answer", "grounded"),
+    [
+        ("Avgiften för anmälan av ett attefallshus är 5 400 kr.", True),
+        ("Anmälan av en attefallstillbyggnad kostar 3 950 kr.", True),
+        ("Avgiften för anmälan av ett attefallshus är 3 950 kr.", False),
+        ("Arbetet ska påbörjas inom 2 år och vara avslutat inom 5 år.", True),
+        ("Arbetet ska påbörjas inom 5 år.", False),
+        ("Arbetet ska påbörjas inom 5 år och vara avslutat inom 5 år.", False),
+    ],
+)
+def test_a_later_clause_that_names_its_own_subject_does_not_borrow_the_earlier_clauses(
+    answer, grounded
+):
+    verdict = verify_answer(answer, EARLIER_SNIPPETS, facts=EARLIER_FACTS)
+    assert verdict.grounded is grounded, verdict.unsupported

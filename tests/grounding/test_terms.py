@@ -2,7 +2,7 @@
 
 import pytest
 
-from grounding.terms import terms, text_language
+from grounding.terms import sentence_language, terms, text_language
 
 
 @pytest.mark.parametrize(
@@ -63,3 +63,18 @@ def test_months_and_month_ranges_are_markers():
 )
 def test_a_number_in_words_is_no_term(text, language):
     assert not terms(text, language) & {"två", "twenty"}
+
+
+@pytest.mark.parametrize(
+    ("text", "hint", "language"),
+    [
+        # A short question may read as English; its Swedish answer is read as Swedish.
+        ("Högsta ersättning är 20 000 kr och självrisken är 1 500 kr.", "en", "sv"),
+        # "öre" is an English currency word too: the question decides how "85.40" reads.
+        ("The fixed price in SE3 is 85.40 öre/kWh.", "en", "en"),
+        ("The price is 1,500 kr.", "sv", "sv"),
+        ("The price is 1,500 kr.", None, "en"),
+    ],
+)
+def test_a_sentences_own_letters_decide_its_language_before_the_questions(text, hint, language):
+    assert sentence_language(text, hint) == language
