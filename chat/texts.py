@@ -110,6 +110,7 @@ PAGE = {
     "sources": gettext_noop("Sources"),
     "source": gettext_noop("Source {n}: {title}"),
     "lines": gettext_noop("lines from {title}"),
+    "openSource": gettext_noop("Open the page {title}"),
     "close": gettext_noop("Close"),
     "copy": gettext_noop("Copy"),
     "copied": gettext_noop("Copied"),

@@ -183,6 +183,27 @@ METRICS_ALLOWED_ADDRESSES = env.list("METRICS_ALLOWED_ADDRESSES", default=["127.
 METRICS_TOKEN = env("METRICS_TOKEN", default="")
 # A KB file larger than this is skipped (and reported) by reindex_kb; 0: no cap.
 KB_MAX_FILE_BYTES = env.int("KB_MAX_FILE_BYTES", default=2_000_000)
+# manage.py import_kb: a site's crawl and each page's bounds (docs/import.md).
+KB_IMPORT_MAX_PAGES = env.int("KB_IMPORT_MAX_PAGES", default=200)
+KB_IMPORT_MAX_DEPTH = env.int("KB_IMPORT_MAX_DEPTH", default=3)
+KB_IMPORT_MAX_BYTES = env.int("KB_IMPORT_MAX_BYTES", default=2_000_000)
+KB_IMPORT_TIMEOUT = env.float("KB_IMPORT_TIMEOUT", default=15.0)
+KB_IMPORT_DELAY = env.float("KB_IMPORT_DELAY", default=1.0)
+KB_IMPORT_USER_AGENT = env(
+    "KB_IMPORT_USER_AGENT", default="GroundedSupportKBImport/1.0 (+knowledge base import)"
+)
+# A page's category from its URL path: the first (fnmatch pattern, category) that matches
+# (seed 002, section 2.2); else KB_IMPORT_DEFAULT_CATEGORY.
+KB_IMPORT_CATEGORIES = [
+    ("*/utbildningochforskola/*", "Utbildning och förskola"),
+    ("*/omsorgochstod/*", "Omsorg och stöd"),
+    ("*/kulturochfritid/*", "Kultur och fritid"),
+    ("*/byggaboochmiljo/*", "Bygga, bo och miljö"),
+    ("*/trafikochinfrastruktur/*", "Trafik och infrastruktur"),
+    ("*/naringslivocharbete/*", "Näringsliv och arbete"),
+    ("*/kommunochpolitik/*", "Kommun och politik"),
+]
+KB_IMPORT_DEFAULT_CATEGORY = env("KB_IMPORT_DEFAULT_CATEGORY", default="Övrigt")
 RETRIEVAL_TOP_K = env.int("RETRIEVAL_TOP_K", default=5)
 # A chunk is retrieved when it shares a search term with the question and scores at
 # least this share of the best chunk's BM25 score (relative: a score's scale depends on

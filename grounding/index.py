@@ -63,6 +63,7 @@ class ChunkRecord:
     category: str = ""
     language: str = SWEDISH
     title: str = ""
+    source_url: str = ""  # an imported document's page
     keywords: tuple[str, ...] = ()
     chunk_id: int | None = None
 

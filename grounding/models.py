@@ -16,6 +16,11 @@ class Language(models.TextChoices):
 class KBDocument(models.Model):
     path = models.CharField(max_length=500, help_text='As the user knows it, e.g. "kb/pricing.md".')
     title = models.CharField(max_length=300, blank=True)
+    source_url = models.URLField(
+        max_length=2000,
+        blank=True,
+        help_text="The page an imported document came from (its front matter's source).",
+    )
     category = models.CharField(max_length=100, blank=True, db_index=True)
     keywords = models.JSONField(default=list, blank=True)
     language = models.CharField(max_length=2, choices=Language.choices, default=Language.SWEDISH)

@@ -24,6 +24,7 @@ from grounding.broadcast import index_version_announce
 from grounding.chunking import Chunk, chunk_markdown, first_heading, parse_front_matter
 from grounding.facts import Fact, extract_facts
 from grounding.index import ChunkRecord
+from grounding.kbimport.documents import web_url
 from grounding.models import KBChunk, KBDocument, KBFact, KBIndexState, Language
 from grounding.selectors import index_version
 from grounding.text import detect_language
@@ -200,6 +201,7 @@ def document_fields(source: SourceFile) -> dict:
             front.get("title") or first_heading(source.text) or PurePosixPath(source.path).stem
         )[:300],
         "category": (front.get("category") or (topic_folders[0] if topic_folders else ""))[:100],
+        "source_url": web_url(front.get("source") or ""),
         "keywords": list(front.get_list("keywords")),
         "language": language,
         "content_hash": source.content_hash,
@@ -228,6 +230,7 @@ def source_records(source: SourceFile) -> list[ChunkRecord]:
             category=fields["category"],
             language=fields["language"],
             title=fields["title"],
+            source_url=fields["source_url"],
             keywords=tuple(fields["keywords"]),
         )
         for chunk in _chunk(source)
@@ -342,7 +345,7 @@ def _apply(sources: dict[str, SourceFile], report: Progress) -> tuple[_Plan, int
         changed_documents.append((document, source))
     KBDocument.objects.bulk_update(
         [document for document, _ in changed_documents],
-        ["title", "category", "keywords", "language", "content_hash", "indexed_at"],
+        ["title", "source_url", "category", "keywords", "language", "content_hash", "indexed_at"],
         batch_size=_BATCH,
     )
 

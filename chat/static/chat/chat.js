@@ -258,6 +258,14 @@
       const quote = el("blockquote", "", (c.snippet || "").replace(/^\s*(?:[-*+]\s+|#+\s+)/gm, ""));
       quote.setAttribute("aria-label", fmt(T.lines, { title: title }));
       details.appendChild(quote);
+      // An imported page's citation opens the page it came from (http and https only).
+      if (/^https?:\/\//i.test(c.url || "")) {
+        const link = el("a", "source-link", fmt(T.openSource, { title: title }));
+        link.href = c.url;
+        link.target = "_blank";
+        link.rel = "noopener noreferrer";
+        details.appendChild(link);
+      }
       box.appendChild(details);
     });
     bubble.appendChild(box);

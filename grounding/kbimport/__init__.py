@@ -1,0 +1,10 @@
+"""Importing a company's existing help pages and documents into the KB as markdown.
+
+| module | what it does | I/O |
+|---|---|---|
+| ``documents`` | URL → category, file name, front matter, cleaning: the import's rules | none |
+| ``extract`` | HTML → markdown (trafilatura), PDF and DOCX → markdown (markitdown) | none (bytes in, text out) |
+| ``fetch`` | one page over HTTP with every bound (size, time, redirects, content type, site) | network |
+| ``crawl`` | a site: same-site links, depth and page limits, robots.txt, a polite delay, sitemaps | network |
+| ``writer`` | the KB files and the manifest: unchanged pages untouched, vanished pages removed | files |
+"""

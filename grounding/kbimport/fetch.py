@@ -1,0 +1,83 @@
+"""One page over HTTP, with every bound an import needs.
+
+| bound | setting | when crossed |
+|---|---|---|
+| time | ``KB_IMPORT_TIMEOUT`` (connect and each read) | ``FetchError("timed out")`` |
+| size | ``KB_IMPORT_MAX_BYTES`` (read as a stream, never more) | ``FetchError("over ... bytes")`` |
+| redirects | at most 5, each on the same site; a loop is named as one | ``FetchError("redirect loop")`` / ``("redirect leaves the site")`` |
+| content type | HTML, PDF, DOCX, markdown | ``FetchError("content type ... is not imported")`` |
+| status | 2xx only | ``FetchError("HTTP 404")`` |
+"""
+
+from dataclasses import dataclass
+from urllib.parse import urljoin, urlsplit
+
+import httpx
+
+from grounding.kbimport.extract import SUPPORTED_TYPES
+
+MAX_REDIRECTS = 5
+
+
+class FetchError(Exception):
+    """A page that could not be fetched; the message says why."""
+
+
+@dataclass(frozen=True, slots=True)
+class Fetched:
+    url: str  # after redirects
+    content_type: str
+    encoding: str | None
+    data: bytes
+
+
+def same_site(url: str, site: str) -> bool:
+    a, b = urlsplit(url), urlsplit(site)
+    return (a.scheme, a.hostname, a.port) == (b.scheme, b.hostname, b.port)
+
+
+def fetch(
+    client: httpx.Client,
+    url: str,
+    *,
+    max_bytes: int,
+    site: str | None = None,
+    types: frozenset[str] = SUPPORTED_TYPES,
+) -> Fetched:
+    """GET ``url`` within the bounds above; redirects are followed only on ``site``'s host."""
+    site = site or url
+    seen = {url}
+    for _ in range(MAX_REDIRECTS + 1):
+        try:
+            with client.stream("GET", url) as response:
+                if response.is_redirect:
+                    target = urljoin(url, response.headers.get("location", ""))
+                    if target in seen:
+                        raise FetchError(f"redirect loop at {target}")
+                    if not same_site(target, site):
+                        raise FetchError(f"redirect leaves the site: {target}")
+                    seen.add(target)
+                    url = target
+                    continue
+                if not response.is_success:
+                    raise FetchError(f"HTTP {response.status_code}")
+                content_type = response.headers.get("content-type", "").split(";")[0].strip()
+                if content_type.lower() not in types:
+                    raise FetchError(f"content type {content_type or 'none'!r} is not imported")
+                declared = int(response.headers.get("content-length") or 0)
+                if declared > max_bytes:
+                    raise FetchError(f"over {max_bytes} bytes ({declared})")
+                chunks, size = [], 0
+                for chunk in response.iter_bytes():
+                    size += len(chunk)
+                    if size > max_bytes:
+                        raise FetchError(f"over {max_bytes} bytes")
+                    chunks.append(chunk)
+                return Fetched(
+                    url, content_type.lower(), response.charset_encoding, b"".join(chunks)
+                )
+        except httpx.TimeoutException as error:
+            raise FetchError("timed out") from error
+        except httpx.HTTPError as error:
+            raise FetchError(f"cannot be fetched: {error}") from error
+    raise FetchError(f"more than {MAX_REDIRECTS} redirects")

@@ -1,0 +1,175 @@
+"""``import_sources``: sites, pages and files into the KB directory (see the package table)."""
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+from django.conf import settings
+from django.utils import timezone
+
+from grounding.kbimport.crawl import CrawlLimits, crawl
+from grounding.kbimport.documents import (
+    IMPORT_FOLDER,
+    ImportedDocument,
+    category_for,
+    file_path,
+    page_path,
+)
+from grounding.kbimport.extract import EXTENSION_TYPES, ExtractionError, extract
+from grounding.kbimport.fetch import Fetched
+from grounding.kbimport.writer import (
+    ImportReport,
+    read_manifest,
+    remove_vanished,
+    write_document,
+    write_manifest,
+)
+
+Progress = Callable[[str, ImportReport], None]
+# A page answering these is gone from the site: its file goes too (other failures keep it).
+GONE = frozenset({"HTTP 404", "HTTP 410"})
+
+
+@dataclass(frozen=True, slots=True)
+class ImportOptions:
+    max_pages: int
+    max_depth: int  # 0: the given page only
+    max_bytes: int
+    timeout: float
+    delay: float
+    keep_vanished: bool = False
+
+    @classmethod
+    def from_settings(cls, **overrides) -> "ImportOptions":
+        values = {
+            "max_pages": settings.KB_IMPORT_MAX_PAGES,
+            "max_depth": settings.KB_IMPORT_MAX_DEPTH,
+            "max_bytes": settings.KB_IMPORT_MAX_BYTES,
+            "timeout": settings.KB_IMPORT_TIMEOUT,
+            "delay": settings.KB_IMPORT_DELAY,
+        }
+        values.update({k: v for k, v in overrides.items() if v is not None})
+        return cls(**values)
+
+
+def is_url(source: str) -> bool:
+    return source.lower().startswith(("http://", "https://"))
+
+
+def import_sources(
+    sources: Sequence[str],
+    *,
+    kb_dir: Path,
+    options: ImportOptions,
+    progress: Progress | None = None,
+) -> ImportReport:
+    """Import every source into ``kb_dir``; the report says what changed and what failed."""
+    kb_dir = Path(kb_dir)
+    if not kb_dir.is_dir():
+        raise FileNotFoundError(f"KB directory not found: {kb_dir}")
+    report = ImportReport()
+    notify = progress or (lambda source, report: None)
+    with httpx.Client(
+        timeout=options.timeout,
+        follow_redirects=False,
+        headers={"User-Agent": settings.KB_IMPORT_USER_AGENT},
+    ) as client:
+        for source in sources:
+            if is_url(source):
+                _import_site(client, source, kb_dir, options, report, notify)
+            else:
+                _import_files(Path(source), kb_dir, options, report, notify)
+    return report
+
+
+def _page_document(page: Fetched) -> ImportedDocument:
+    extracted = extract(page.data, page.content_type, name=page.url, encoding=page.encoding)
+    return ImportedDocument(
+        kb_path=page_path(page.url),
+        source=page.url,
+        title=extracted.title or page.url,
+        category=category_for(
+            page.url, settings.KB_IMPORT_CATEGORIES, settings.KB_IMPORT_DEFAULT_CATEGORY
+        ),
+        markdown=extracted.markdown,
+    )
+
+
+def _import_site(client, start, kb_dir, options, report, notify) -> None:
+    folder = page_path(start).rsplit("/", 1)[0]
+    manifest = read_manifest(kb_dir, folder)
+    found: dict[str, str] = {}
+    kept: dict[str, str] = {}
+    complete = True
+    limits = CrawlLimits(options.max_pages, options.max_depth, options.max_bytes, options.delay)
+    for visit in crawl(client, start, limits, user_agent=settings.KB_IMPORT_USER_AGENT):
+        if visit.skipped is not None:
+            report.skipped.append((visit.url, visit.skipped))
+            complete = complete and not visit.skipped.startswith("over the page limit")
+        elif visit.error is not None:
+            report.failed.append((visit.url, visit.error))
+            if visit.url in manifest and visit.error not in GONE:
+                kept[visit.url] = manifest[visit.url]  # keeps its previous version
+        else:
+            try:
+                document = _page_document(visit.page)
+            except ExtractionError as error:
+                report.failed.append((visit.url, str(error)))
+                if visit.url in manifest:
+                    kept[visit.url] = manifest[visit.url]
+            else:
+                write_document(kb_dir, document, timezone.now(), report)
+                found[visit.url] = document.kb_path
+        notify(visit.url, report)
+    if not found:
+        return  # no page reached: the site is down, not empty; the old files stay
+    vanished = {url: path for url, path in manifest.items() if url not in found and url not in kept}
+    if complete:
+        remove_vanished(kb_dir, vanished, report, keep=options.keep_vanished)
+        if options.keep_vanished:
+            kept.update(vanished)
+    else:
+        kept.update(vanished)  # a cut-short crawl proves nothing about the pages it missed
+    if options.max_depth == 0:
+        kept.update({u: p for u, p in manifest.items() if u not in found})
+    write_manifest(kb_dir, folder, {**kept, **found})
+
+
+def _import_files(path: Path, kb_dir, options, report, notify) -> None:
+    if not path.exists():
+        report.failed.append((str(path), "no such file or folder"))
+        return
+    root = path.resolve() if path.is_dir() else path.resolve().parent
+    files = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
+    for file in files:
+        name = str(file)
+        content_type = EXTENSION_TYPES.get(file.suffix.lower())
+        if content_type is None:
+            if not path.is_dir():
+                report.failed.append((name, f"{file.suffix or 'no extension'} is not imported"))
+            continue
+        if not file.resolve().is_relative_to(root):
+            report.skipped.append((name, "links outside the folder"))
+            continue
+        if file.resolve().is_relative_to(kb_dir.resolve() / IMPORT_FOLDER):
+            continue  # our own output
+        size = file.stat().st_size
+        if size > options.max_bytes:
+            report.failed.append((name, f"over {options.max_bytes} bytes ({size})"))
+            continue
+        try:
+            extracted = extract(file.read_bytes(), content_type, name=file.name)
+        except ExtractionError as error:
+            report.failed.append((name, str(error)))
+            continue
+        relative = file.relative_to(path).as_posix() if path.is_dir() else file.name
+        document = ImportedDocument(
+            kb_path=file_path(relative),
+            source=file.name,
+            title=extracted.title or file.stem,
+            category="",
+            markdown=extracted.markdown,
+        )
+        write_document(kb_dir, document, timezone.now(), report)
+        notify(name, report)

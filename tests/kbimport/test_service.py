@@ -1,0 +1,219 @@
+"""Importing the fixture website and local files (grounding/kbimport/service.py)."""
+
+import json
+import os
+from io import StringIO
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from grounding.chunking import parse_front_matter
+from grounding.kbimport.service import ImportOptions, import_sources
+from grounding.models import KBDocument
+from grounding.services import kb_reindex
+from tests.kbimport.site import AVBOKNING_DOCX, VILLKOR_PDF
+
+
+def run_import(url, kb_dir, **overrides):
+    return import_sources([url], kb_dir=kb_dir, options=ImportOptions.from_settings(**overrides))
+
+
+def files(kb_dir):
+    return sorted(str(p.relative_to(kb_dir)) for p in kb_dir.rglob("*.md"))
+
+
+def test_a_site_is_imported_page_by_page_with_its_boilerplate_stripped(
+    site, import_settings, tmp_path
+):
+    state, url = site
+    report = run_import(url + "/", tmp_path)
+    host = "imported/127-0-0-1"
+    assert files(tmp_path) == [
+        f"{host}/dokument-avbokning.md",
+        f"{host}/dokument-villkor.md",
+        f"{host}/gammal-kampanj.md",
+        f"{host}/index.md",
+        f"{host}/kulturochfritid-aktiviteter.md",
+        f"{host}/nyheter.md",
+        f"{host}/oppettider.md",
+        f"{host}/priser.md",
+    ]
+    failed = dict(report.failed)
+    assert failed[url + "/loop-a"].startswith("redirect loop")
+    assert failed[url + "/saknas"] == "HTTP 404"
+    assert failed[url + "/stor"].startswith("over 200000 bytes")
+    assert "no text" in failed[url + "/dokument/karta.pdf"]
+    skipped = dict(report.skipped)
+    assert skipped[url + "/privat/personal"] == "disallowed by robots.txt"
+    assert skipped["https://example.org/partner"] == "leaves the site"
+    assert not any(path.startswith("/privat") for path in state.requests)
+    assert state.user_agents == {import_settings.KB_IMPORT_USER_AGENT}
+
+    everything = "".join(p.read_text() for p in tmp_path.rglob("*.md"))
+    for noise in ("kakor", "Org.nr", "Integritetspolicy", "Logga in", "javascript", "<", "Skript"):
+        assert noise not in everything, noise
+    prices = (tmp_path / host / "priser.md").read_text()
+    assert "| Familjestuga | 950 kr | 5 700 kr | 4 |" in prices
+    assert "- Sänglinne: 95 kr per person" in prices
+    front = parse_front_matter(prices)
+    assert front.get("source") == url + "/priser"
+    assert front.get("title") == "Priser"
+    assert front.get("category") == "Övrigt"
+    activities = parse_front_matter(
+        (tmp_path / host / "kulturochfritid-aktiviteter.md").read_text()
+    )
+    assert activities.get("category") == "Kultur och fritid"
+    assert (
+        "| Mer än 30 dagar före ankomst | 100 % |"
+        in (tmp_path / host / "dokument-avbokning.md").read_text()
+    )
+
+
+def test_a_second_import_rewrites_only_the_changed_page_and_removes_the_vanished_one(
+    site, import_settings, tmp_path
+):
+    state, url = site
+    run_import(url + "/", tmp_path)
+    host = tmp_path / "imported" / "127-0-0-1"
+    before = {p.name: p.stat().st_mtime_ns for p in host.glob("*.md")}
+    state.version = 2
+    report = run_import(url + "/", tmp_path)
+    assert report.updated == [url + "/nyheter"]
+    assert report.removed == [url + "/gammal-kampanj"]
+    assert report.added == []
+    assert len(report.unchanged) == 6
+    assert not (host / "gammal-kampanj.md").exists()
+    assert "08.00–22.00" in (host / "nyheter.md").read_text()
+    after = {p.name: p.stat().st_mtime_ns for p in host.glob("*.md")}
+    assert {name for name in after if after[name] != before[name]} == {"nyheter.md"}
+
+
+def test_a_page_that_fails_keeps_its_previous_version_and_is_reported(
+    site, import_settings, tmp_path, monkeypatch
+):
+    state, url = site
+    run_import(url + "/", tmp_path)
+    respond = state.respond
+    monkeypatch.setattr(
+        state, "respond", lambda path: (503, {}, b"") if path == "/priser" else respond(path)
+    )
+    report = run_import(url + "/", tmp_path)
+    assert (url + "/priser", "HTTP 503") in report.failed
+    assert report.removed == []
+    assert (tmp_path / "imported" / "127-0-0-1" / "priser.md").exists()
+    manifest = json.loads((tmp_path / "imported" / "127-0-0-1" / "manifest.json").read_text())
+    assert url + "/priser" in manifest
+
+
+def test_a_site_that_is_down_loses_nothing(site, import_settings, tmp_path, monkeypatch):
+    state, url = site
+    run_import(url + "/", tmp_path)
+    monkeypatch.setattr(state, "respond", lambda path: (500, {}, b""))
+    report = run_import(url + "/", tmp_path)
+    assert report.imported == 0 and report.removed == []
+    assert len(files(tmp_path)) == 8
+
+
+def test_a_crawl_cut_short_by_the_page_limit_removes_nothing(site, import_settings, tmp_path):
+    state, url = site
+    run_import(url + "/", tmp_path)
+    report = run_import(url + "/", tmp_path, max_pages=2)
+    assert report.removed == []
+    assert any(reason.startswith("over the page limit") for _, reason in report.skipped)
+    assert len(files(tmp_path)) == 8
+
+
+def test_depth_zero_imports_only_the_given_page(site, import_settings, tmp_path):
+    _, url = site
+    report = run_import(url + "/priser", tmp_path, max_depth=0)
+    assert report.added == [url + "/priser"]
+    assert files(tmp_path) == ["imported/127-0-0-1/priser.md"]
+
+
+def test_a_sitemap_lists_the_pages_to_import(site, import_settings, tmp_path, monkeypatch):
+    state, url = site
+    sitemap = (
+        '<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+        f"<url><loc>{url}/priser</loc></url><url><loc>{url}/oppettider</loc></url>"
+        "<url><loc>https://example.org/elsewhere</loc></url></urlset>"
+    ).encode()
+    respond = state.respond
+    monkeypatch.setattr(
+        state,
+        "respond",
+        lambda path: (
+            (200, {"Content-Type": "application/xml"}, sitemap)
+            if path == "/sitemap.xml"
+            else respond(path)
+        ),
+    )
+    report = run_import(url + "/sitemap.xml", tmp_path)
+    assert sorted(report.added) == [url + "/oppettider", url + "/priser"]
+    assert ("https://example.org/elsewhere", "leaves the site") in report.skipped
+
+
+@pytest.mark.django_db
+def test_the_imported_pages_index_with_their_source_url_and_category(
+    site, import_settings, tmp_path
+):
+    _, url = site
+    run_import(url + "/", tmp_path)
+    kb_reindex(kb_dir=tmp_path)
+    prices = KBDocument.objects.get(path="kb/imported/127-0-0-1/priser.md")
+    assert (prices.source_url, prices.title, prices.category) == (
+        url + "/priser",
+        "Priser",
+        "Övrigt",
+    )
+    assert (
+        KBDocument.objects.get(path="kb/imported/127-0-0-1/kulturochfritid-aktiviteter.md").category
+        == "Kultur och fritid"
+    )
+
+
+def test_local_files_and_folders_are_imported_and_a_symlink_out_is_skipped(
+    import_settings, tmp_path
+):
+    source, kb_dir, outside = tmp_path / "docs", tmp_path / "kb", tmp_path / "secret"
+    for folder in (source / "villkor", kb_dir, outside):
+        folder.mkdir(parents=True)
+    (source / "villkor" / "bokning.pdf").write_bytes(VILLKOR_PDF)
+    (source / "avbokning.docx").write_bytes(AVBOKNING_DOCX)
+    (source / "om.html").write_text(
+        "<html><head><title>Om oss</title></head><body><main><h1>Om oss</h1>"
+        "<p>Vi har funnits sedan 1987 och har 45 stugor vid sjön.</p></main></body></html>"
+    )
+    (source / "faq.md").write_text("# Frågor\n\nHundar är välkomna.\n")
+    (source / "bild.png").write_bytes(b"\x89PNG")
+    (outside / "lösen.md").write_text("# Hemligt\n\nLösenord: 1234\n")
+    os.symlink(outside / "lösen.md", source / "lösen.md")
+    report = import_sources([str(source)], kb_dir=kb_dir, options=ImportOptions.from_settings())
+    assert files(kb_dir) == [
+        "imported/files/avbokning-docx.md",
+        "imported/files/faq-md.md",
+        "imported/files/om-html.md",
+        "imported/files/villkor-bokning-pdf.md",
+    ]
+    assert (str(source / "lösen.md"), "links outside the folder") in report.skipped
+    assert "1234" not in "".join(p.read_text() for p in kb_dir.rglob("*.md"))
+    assert "45 stugor" in (kb_dir / "imported/files/om-html.md").read_text()
+
+
+def test_the_command_reports_as_json_and_fails_when_nothing_was_imported(
+    site, import_settings, tmp_path
+):
+    _, url = site
+    out = StringIO()
+    call_command("import_kb", url + "/", "--kb-dir", str(tmp_path), "--json", stdout=out)
+    report = json.loads(out.getvalue())
+    assert len(report["added"]) == 8 and {"url", "reason"} <= set(report["skipped"][0])
+    with pytest.raises(CommandError, match="nothing could be imported"):
+        call_command(
+            "import_kb",
+            url + "/saknas",
+            "--depth",
+            "0",
+            "--kb-dir",
+            str(tmp_path),
+            stdout=StringIO(),
+        )
