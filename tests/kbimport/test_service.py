@@ -115,7 +115,7 @@ def test_a_site_that_is_down_loses_nothing(site, import_settings, tmp_path, monk
 
 
 def test_a_crawl_cut_short_by_the_page_limit_removes_nothing(site, import_settings, tmp_path):
-    state, url = site
+    _, url = site
     run_import(url + "/", tmp_path)
     report = run_import(url + "/", tmp_path, max_pages=2)
     assert report.removed == []
