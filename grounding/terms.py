@@ -123,8 +123,11 @@ def _definite_stem(word: str, lemma: str, language: str) -> str | None:
 def _lemma(word: str, language: str) -> str:
     # An inflection is longer than its lemma ("bilen" -> "bil", "costs" -> "cost"). simplemma
     # sometimes takes a base form for a form of another word ("avgift" -> "avgifta"): a lemma no shorter than the word is not taken.
+    # So is a lemma as long as the word when it has another stem (not the word's first three
+    # letters): "lilla" -> "liten".
     lemma = simplemma.lemmatize(word, lang=language).lower()
-    return lemma if len(lemma) < len(word) else word
+    other_stem = len(lemma) == len(word) and lemma[:3] != word[:3]
+    return lemma if len(lemma) < len(word) or other_stem else word
 
 
 def split_compound(word: str, language: str) -> tuple[str, ...]:

@@ -78,3 +78,15 @@ def test_a_number_in_words_is_no_term(text, language):
 )
 def test_a_sentences_own_letters_decide_its_language_before_the_questions(text, hint, language):
     assert sentence_language(text, hint) == language
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "shared"),
+    [
+        ("Den lilla stugan", "Liten stuga", "liten"),  # a lemma of another stem
+        ("Växeln svarar", "Växel", "växel"),  # not "växla": the same stem, as long
+        ("Avgiften betalas", "Avgift", "avgift"),  # not "avgifta": longer
+    ],
+)
+def test_every_form_of_a_word_reaches_the_same_term(first, second, shared):
+    assert shared in terms(first, "sv") & terms(second, "sv")
