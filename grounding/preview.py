@@ -34,21 +34,25 @@ def retrieval_preview(request: HttpRequest) -> HttpResponse:
         "threshold": settings.RETRIEVAL_RELATIVE_THRESHOLD,
     }
     form = PreviewForm(request.GET or None, initial=initial)
-    check = None
+    check, rows = None, []
     if form.is_valid():
         data = form.cleaned_data
+        index = current_index()
         check = answer_check(
-            index=current_index(),
+            index=index,
             question=data["question"],
             answer=data["answer"] or "",
             top_k=data["top_k"],
             threshold=data["threshold"],
         )
+        sources = {r.file: r.source_url for r in index.records if r.source_url}
+        rows = [(snippet, sources.get(snippet.file, "")) for snippet in check.snippets]
     context = {
         **admin.site.each_context(request),
         "title": "Retrieval preview",
         "form": form,
         "check": check,
+        "rows": rows,  # (snippet, the imported page's URL or "")
         "answered": bool(form.is_valid() and form.cleaned_data["answer"]),
     }
     return TemplateResponse(request, "admin/grounding/retrieval_preview.html", context)

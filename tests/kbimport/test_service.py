@@ -217,3 +217,27 @@ def test_the_command_reports_as_json_and_fails_when_nothing_was_imported(
             str(tmp_path),
             stdout=StringIO(),
         )
+
+
+@pytest.mark.django_db
+def test_the_admins_retrieval_preview_links_an_imported_chunk_to_its_page(
+    site, import_settings, tmp_path, admin_client
+):
+    from django.urls import reverse
+
+    from grounding import selectors
+
+    _, url = site
+    run_import(url + "/", tmp_path)
+    kb_reindex(kb_dir=tmp_path)
+    selectors.clear_index_cache()
+    try:
+        response = admin_client.get(
+            reverse("retrieval-preview"),
+            {"question": "Slutstädning?", "top_k": 5, "threshold": 0.2},
+        )
+    finally:
+        selectors.clear_index_cache()
+    body = response.content.decode()
+    assert "kb/imported/127-0-0-1/priser.md" in body
+    assert f'<a href="{url}/priser" rel="noopener noreferrer" target="_blank">' in body
