@@ -1,14 +1,15 @@
-"""The KB index in the admin: read-only, since the KB is edited as files.
+"""The KB index in the admin: read-only, since the KB is edited as files; import sources.
 
 Change the markdown under ``kb/`` and run ``manage.py reindex_kb``; rows
 edited here would be overwritten by the next reindex, or worse, silently
 differ from the files that citations point to.
 """
 
-from django.contrib import admin
+from django.contrib import admin, messages
 from django.db.models import Count, Exists, OuterRef, Q
 
-from grounding.models import KBChunk, KBDocument, KBFact, KBIndexState
+from grounding.kbimport.runs import ImportAlreadyRunning, start_import_run
+from grounding.models import ImportRun, ImportSource, KBChunk, KBDocument, KBFact, KBIndexState
 
 
 class ReadOnlyAdminMixin:
@@ -39,6 +40,7 @@ class KBDocumentAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
     readonly_fields = (
         "path",
         "title",
+        "source_url",
         "category",
         "keywords",
         "language",
@@ -170,3 +172,60 @@ class KBFactAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
         if obj._shares_line:
             reasons.append(SHARED_LINE)
         return "; ".join(reasons)
+
+
+@admin.register(ImportSource)
+class ImportSourceAdmin(admin.ModelAdmin):
+    """Sites the KB is imported from; a re-import needs ``grounding.run_import``."""
+
+    list_display = ("name", "url", "max_pages", "max_depth", "last_run")
+    search_fields = ("name", "url")
+    actions = ["start_import"]
+
+    @admin.display(description="last run")
+    def last_run(self, obj):
+        run = obj.runs.first()
+        if run is None:
+            return "never"
+        return (
+            f"{run.get_status_display()} {run.started_at:%Y-%m-%d %H:%M}: {run.added} added, "
+            f"{run.updated} updated, {run.unchanged} unchanged, {run.removed} removed, "
+            f"{len(run.failures)} failed"
+        )
+
+    def has_run_import_permission(self, request):
+        return request.user.has_perm("grounding.run_import")
+
+    @admin.action(description="Re-import the selected sources now", permissions=["run_import"])
+    def start_import(self, request, queryset):
+        for source in queryset:
+            try:
+                start_import_run(source=source, started_by=request.user.get_username())
+            except ImportAlreadyRunning as error:
+                self.message_user(request, str(error), messages.WARNING)
+            else:
+                self.message_user(request, f"Import of {source} started; see Import runs.")
+
+
+@admin.register(ImportRun)
+class ImportRunAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
+    """Every import run, as it happened: read-only."""
+
+    list_display = (
+        "source",
+        "status",
+        "started_at",
+        "finished_at",
+        "started_by",
+        "added",
+        "updated",
+        "unchanged",
+        "removed",
+        "failure_count",
+    )
+    list_filter = ("status", "source")
+    readonly_fields = [field.name for field in ImportRun._meta.fields]
+
+    @admin.display(description="failed")
+    def failure_count(self, obj):
+        return len(obj.failures)

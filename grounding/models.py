@@ -169,3 +169,65 @@ class KBIndexState(models.Model):
 
     def __str__(self) -> str:
         return f"KB index version {self.version}"
+
+
+class ImportSource(models.Model):
+    """A site the KB is imported from (``manage.py import_kb``), re-imported from the admin."""
+
+    name = models.CharField(max_length=200)
+    url = models.URLField(max_length=2000, help_text="The site's start page or sitemap.")
+    max_pages = models.PositiveIntegerField(default=200)
+    max_depth = models.PositiveSmallIntegerField(default=3, help_text="0: the page alone.")
+
+    class Meta:
+        ordering = ["name"]
+        permissions = [("run_import", "Can start a re-import of a KB import source")]
+        constraints = [
+            models.UniqueConstraint(fields=["url"], name="importsource_unique_url"),
+            models.CheckConstraint(condition=Q(max_pages__gte=1), name="importsource_pages_gte_1"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class ImportRun(models.Model):
+    """One import of a source: when, by whom, what changed and what failed."""
+
+    class Status(models.TextChoices):
+        RUNNING = "running", "Running"
+        FINISHED = "finished", "Finished"
+        FAILED = "failed", "Failed"
+
+    source = models.ForeignKey(ImportSource, on_delete=models.CASCADE, related_name="runs")
+    started_by = models.CharField(max_length=150, blank=True)
+    started_at = models.DateTimeField()
+    finished_at = models.DateTimeField(null=True, blank=True)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.RUNNING)
+    added = models.PositiveIntegerField(default=0)
+    updated = models.PositiveIntegerField(default=0)
+    unchanged = models.PositiveIntegerField(default=0)
+    removed = models.PositiveIntegerField(default=0)
+    failures = models.JSONField(default=list, blank=True, help_text="[{source, reason}]")
+    error = models.TextField(blank=True, help_text="Why the run failed as a whole.")
+
+    class Meta:
+        ordering = ["-started_at"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(status__in=["running", "finished", "failed"]),
+                name="importrun_status_valid",
+            ),
+            models.CheckConstraint(
+                condition=Q(finished_at__isnull=True) | Q(finished_at__gte=F("started_at")),
+                name="importrun_finished_after_start",
+            ),
+            models.UniqueConstraint(
+                fields=["source"],
+                condition=Q(status="running"),
+                name="importrun_one_running_per_source",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.source} at {self.started_at:%Y-%m-%d %H:%M} ({self.status})"

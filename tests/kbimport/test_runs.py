@@ -1,0 +1,59 @@
+"""Re-imports from the admin (grounding/kbimport/runs.py, ImportSourceAdmin)."""
+
+import pytest
+from django.contrib.auth.models import Permission
+from django.urls import reverse
+
+from grounding.kbimport.runs import ImportAlreadyRunning, start_import_run
+from grounding.models import ImportRun, ImportSource, KBDocument
+
+
+@pytest.fixture
+def source(site, import_settings, tmp_path):
+    _, url = site
+    import_settings.KB_DIR = tmp_path
+    return ImportSource.objects.create(name="Fjällby", url=url + "/", max_pages=50, max_depth=2)
+
+
+def _action(client, source):
+    return client.post(
+        reverse("admin:grounding_importsource_changelist"),
+        {"action": "start_import", "_selected_action": [source.pk]},
+        follow=True,
+    )
+
+
+@pytest.mark.django_db(transaction=True)
+def test_staff_with_the_permission_start_a_reimport_and_see_its_run(
+    client, django_user_model, source, import_settings
+):
+    import_settings.KB_IMPORT_IN_BACKGROUND = False  # the run's work at commit, here
+    staff = django_user_model.objects.create_user("editor", password="pw", is_staff=True)
+    staff.user_permissions.add(
+        *Permission.objects.filter(codename__in=["view_importsource", "view_importrun"])
+    )
+    client.force_login(staff)
+    assert (
+        b"start_import"
+        not in client.get(reverse("admin:grounding_importsource_changelist")).content
+    ), "no action without grounding.run_import"
+
+    staff.user_permissions.add(Permission.objects.get(codename="run_import"))
+    client.force_login(django_user_model.objects.get(pk=staff.pk))
+    response = _action(client, source)
+    assert "Import of Fjällby started" in response.content.decode()
+    run = ImportRun.objects.get(source=source)
+    assert (run.status, run.started_by, run.added) == ("finished", "editor", 8)
+    assert {f["source"].rsplit("/", 1)[-1] for f in run.failures} >= {"loop-a", "saknas", "stor"}
+    assert KBDocument.objects.filter(path__startswith="kb/imported/").count() == 8
+    listing = client.get(reverse("admin:grounding_importsource_changelist")).content.decode()
+    assert "Finished" in listing and "8 added" in listing
+    runs_page = client.get(reverse("admin:grounding_importrun_changelist"))
+    assert runs_page.status_code == 200 and "editor" in runs_page.content.decode()
+
+
+@pytest.mark.django_db
+def test_one_run_per_source_at_a_time(source):
+    ImportRun.objects.create(source=source, started_at="2027-01-01T00:00:00Z")
+    with pytest.raises(ImportAlreadyRunning):
+        start_import_run(source=source, started_by="x")
