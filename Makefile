@@ -10,7 +10,7 @@ HTTP_TIMEOUT ?= 30
 # uv from PATH, else a private copy bootstrapped with pip into .tools/.
 UV := $(shell command -v uv 2>/dev/null || echo .tools/bin/uv)
 
-.PHONY: run test lint format install migrate bench screenshots clean
+.PHONY: run test lint format install migrate import bench screenshots clean
 
 $(UV):
 	$(PYTHON) -m venv .tools
@@ -22,6 +22,12 @@ install: $(UV)
 migrate: install
 	$(UV) run python manage.py migrate --no-input
 	$(UV) run python manage.py reindex_kb --if-empty
+
+# `make import URL=https://... [URL2 ...]`: a site, sitemap, pages or files into kb/imported/.
+import: migrate
+	@test -n "$(URL)" || (echo "usage: make import URL=https://www.example.se/" && exit 2)
+	$(UV) run python manage.py import_kb $(URL)
+	$(UV) run python manage.py reindex_kb
 
 run: migrate
 	$(UV) run python manage.py mark_interrupted_turns
