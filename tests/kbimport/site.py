@@ -8,6 +8,7 @@ byte by byte), an image-only PDF, a link off the site and one that robots.txt di
 
 import io
 import threading
+import time
 import zipfile
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -39,6 +40,7 @@ priser, öppettider och villkor för din vistelse.</p>
 <li><a href="/dokument/villkor.pdf">Bokningsvillkor (PDF)</a></li>
 <li><a href="/dokument/avbokning.docx">Avbokningsregler (Word)</a></li>
 <li><a href="/dokument/karta.pdf">Karta (PDF)</a></li>
+<li><a href="/logo.png">Vår logga</a></li>
 <li><a href="javascript:void(0)" onclick="alert(1)">Chatta med oss</a></li></ul>
 <script>document.write('<p>Skript som inte ska med</p>')</script>""",
     ),
@@ -212,6 +214,20 @@ class FixtureSite:
         if path == "/dokument/avbokning.docx":
             kind = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
             return 200, {"Content-Type": kind}, AVBOKNING_DOCX
+        if path == "/logo.png":
+            return 200, {"Content-Type": "image/png"}, b"\x89PNG\r\n\x1a\n"
+        if path == "/langsam":
+            time.sleep(3)  # slower than the test's timeout
+            return 200, {"Content-Type": html}, self._page("Långsam", "<p>Sent svar.</p>")
+        if path == "/latin1":  # declared UTF-8, written in Latin-1
+            body = "<h1>Fika</h1><p>Kaffe och bulle kostar 45 kr på caféet.</p>"
+            return (
+                200,
+                {"Content-Type": html},
+                self._page("Fika", "").replace(
+                    b"</article>", body.encode("latin-1") + b"</article>"
+                ),
+            )
         if path == "/nyheter":
             body = NEWS[self.version]
             return 200, {"Content-Type": html}, self._page("Nyheter", body)

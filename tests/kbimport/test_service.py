@@ -43,6 +43,7 @@ def test_a_site_is_imported_page_by_page_with_its_boilerplate_stripped(
     assert failed[url + "/saknas"] == "HTTP 404"
     assert failed[url + "/stor"].startswith("over 200000 bytes")
     assert "no text" in failed[url + "/dokument/karta.pdf"]
+    assert failed[url + "/logo.png"] == "content type 'image/png' is not imported"
     skipped = dict(report.skipped)
     assert skipped[url + "/privat/personal"] == "disallowed by robots.txt"
     assert skipped["https://example.org/partner"] == "leaves the site"
@@ -241,3 +242,20 @@ def test_the_admins_retrieval_preview_links_an_imported_chunk_to_its_page(
     body = response.content.decode()
     assert "kb/imported/127-0-0-1/priser.md" in body
     assert f'<a href="{url}/priser" rel="noopener noreferrer" target="_blank">' in body
+
+
+def test_a_page_slower_than_the_timeout_fails_and_nothing_is_written(
+    site, import_settings, tmp_path
+):
+    _, url = site
+    report = run_import(url + "/langsam", tmp_path, max_depth=0, timeout=0.5)
+    assert report.failed == [(url + "/langsam", "timed out")]
+    assert files(tmp_path) == []
+
+
+def test_a_page_in_the_wrong_encoding_is_read_with_replacements(site, import_settings, tmp_path):
+    _, url = site
+    report = run_import(url + "/latin1", tmp_path, max_depth=0)
+    assert report.added == [url + "/latin1"]
+    text = (tmp_path / "imported" / "127-0-0-1" / "latin1.md").read_text(encoding="utf-8")
+    assert "45 kr" in text and "\ufffd" in text
