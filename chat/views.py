@@ -3,19 +3,17 @@ from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.contrib.admin.views.decorators import staff_member_required
-from django.contrib.sessions.backends.base import VALID_KEY_CHARS
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.utils import timezone, translation
-from django.utils.crypto import get_random_string
 from django.utils.translation import get_language
 from django.views.decorators.cache import never_cache
 from django.views.decorators.clickjacking import xframe_options_exempt
 from django.views.decorators.http import require_GET
 
 from actions.selectors import suggestions_for_conversation
-from chat import metrics, texts
+from chat import metrics, sessionkeys, texts
 from chat.action_cards import suggestion_frame
 from chat.edge import allowed_widget_origins, normalized_origin
 from chat.protocol import WIDGET_TOKEN
@@ -40,8 +38,9 @@ def suggestion_chips(language: str) -> list[str]:
 def chat_page(request: HttpRequest) -> HttpResponse:
     """The chat page; makes sure the browser has a session key to bind its conversation to.
 
-    A browser without a session cookie gets a fresh random key in the session
-    cookie, and no row in the session table: the chat uses the key only as
+    A browser without a session cookie, or with a key this server did not issue
+    (``chat.sessionkeys``), gets a fresh signed key in the session cookie, and
+    no row in the session table: the chat uses the key only as
     the bearer token of its conversation (stored as a keyed hash,
     ``chat.models.session_hash``), so a page view that never chats leaves
     nothing in the database. A later login (staff) replaces it as usual.
@@ -53,10 +52,11 @@ def chat_page(request: HttpRequest) -> HttpResponse:
         "page_config": {"language": language, "debug": settings.DEBUG},
     }
     response = render(request, "chat/index.html", context)
-    if settings.SESSION_COOKIE_NAME not in request.COOKIES:
+    if not sessionkeys.is_issued(request.COOKIES.get(settings.SESSION_COOKIE_NAME, "")):
+        # No cookie, or one this server never issued (a planted key): a fresh issued key.
         response.set_cookie(
             settings.SESSION_COOKIE_NAME,
-            get_random_string(32, VALID_KEY_CHARS),
+            sessionkeys.issue(),
             max_age=settings.SESSION_COOKIE_AGE,
             path=settings.SESSION_COOKIE_PATH,
             domain=settings.SESSION_COOKIE_DOMAIN,
@@ -74,7 +74,8 @@ def chat_history(request: HttpRequest) -> JsonResponse:
     ``suggestions`` are the cards still waiting for an answer (as before);
     ``actions`` are every card of the conversation with its state now.
     """
-    conversation = conversation_for_session(session_key=request.session.session_key or "")
+    key = request.session.session_key or ""
+    conversation = conversation_for_session(session_key=key) if sessionkeys.is_issued(key) else None
     return _history(conversation)
 
 

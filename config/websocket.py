@@ -3,13 +3,14 @@
 import logging
 
 from channels.auth import AuthMiddlewareStack
+from channels.db import database_sync_to_async
 from channels.routing import URLRouter
 from channels.security.websocket import WebsocketDenier
 from django.conf import settings
 from django.http.cookie import parse_cookie
 from django.urls import path
 
-from chat import metrics
+from chat import metrics, sessionkeys
 from chat.consumers import ChatConsumer
 from chat.edge import ReleaseSlots, allowed_widget_origins, origin_allowed
 from chat.staff_consumer import StaffConsumer
@@ -91,6 +92,9 @@ class SessionKeyMiddleware:
 
     async def __call__(self, scope, receive, send):
         key = session_key_from_headers(scope.get("headers", ()))
+        if key and not sessionkeys.is_signed(key):
+            # A key we did not issue binds nothing (chat.sessionkeys): a planted cookie.
+            key = key if await database_sync_to_async(sessionkeys.is_issued)(key) else ""
         return await self.app({**scope, "session_key": key}, receive, send)
 
 

@@ -5,7 +5,7 @@ import asyncio
 import pytest
 from asgiref.sync import sync_to_async
 
-from chat import audit, handoff
+from chat import audit, handoff, sessionkeys
 from chat.models import Handoff, HandoffEvent, Message
 from tests.chat.conftest import open_socket, run_turn
 from tests.chat.handoff_helpers import receive_until, session_cookie, staff_socket, staff_user
@@ -205,7 +205,7 @@ async def test_a_join_that_never_reached_the_connection_is_found_at_the_next_mes
 
 async def test_a_reconnecting_customer_still_talks_to_the_person(eva):
     """A new connection of an owned conversation sends messages to the person, not the agent."""
-    cookie = [(b"cookie", b"sessionid=handoff0session0key")]
+    cookie = [(b"cookie", f"sessionid={sessionkeys.issue()}".encode())]
     customer = await open_socket(headers=cookie)
     await customer.send_json_to({"type": "message", "id": "p", "text": "talk to a human"})
     await receive_until(customer, "handoff_queued")

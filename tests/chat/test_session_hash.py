@@ -7,7 +7,7 @@ from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 from django.urls import reverse
 
-from chat import audit
+from chat import audit, sessionkeys
 from chat.models import Conversation, session_hash
 from tests.chat.conftest import open_socket, run_turn
 
@@ -27,7 +27,8 @@ def test_the_hash_is_keyed_and_stable(settings):
 @pytest.mark.usefixtures("indexed_kb")
 async def test_a_chatting_session_stores_only_the_hash_and_resumes_by_it():
     """The session key appears in no column; a reconnect with the same cookie resumes."""
-    cookie = [(b"cookie", f"sessionid={SESSION_KEY}".encode())]
+    key = sessionkeys.issue()
+    cookie = [(b"cookie", f"sessionid={key}".encode())]
     ws = await open_socket(headers=cookie)
     await run_turn(ws, "Vad kostar premium?", message_id="m1")
     await ws.disconnect()
@@ -43,8 +44,8 @@ async def test_a_chatting_session_stores_only_the_hash_and_resumes_by_it():
     from asgiref.sync import sync_to_async
 
     conversation, rows = await sync_to_async(stored)()
-    assert conversation.session_hash == session_hash(SESSION_KEY)
-    assert all(SESSION_KEY not in str(value) for row in rows for value in row)
+    assert conversation.session_hash == session_hash(key)
+    assert all(key not in str(value) for row in rows for value in row)
 
     again = await open_socket(headers=cookie)
     await run_turn(again, "Och basic?", message_id="m2")

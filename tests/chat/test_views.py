@@ -160,3 +160,29 @@ def test_history_gives_every_card_its_final_state_and_feedback(settings):
         "reason": "wrong",
         "comment": "Fel pris",
     }
+
+
+PLANTED = "attackerchosenkey0123456789abcdef"
+
+
+@pytest.mark.django_db
+def test_a_planted_session_cookie_is_replaced_by_an_issued_key():
+    """Issue 25, finding 8: a key the server never issued is not kept for the chat."""
+    from chat import sessionkeys
+
+    browser = Client()
+    browser.cookies["sessionid"] = PLANTED
+    response = browser.get("/")
+    issued = response.cookies["sessionid"].value
+    assert issued != PLANTED and sessionkeys.is_signed(issued)
+    assert "sessionid" not in browser.get("/").cookies, "an issued key is kept"
+
+
+@pytest.mark.django_db
+def test_history_under_a_key_the_server_never_issued_is_empty():
+    """Whoever chose a planted key cannot read a conversation bound to it."""
+    conversation = Conversation.objects.create(session_hash=session_hash(PLANTED))
+    Message.objects.create(conversation=conversation, role="user", message_id="m1", text="Hej")
+    attacker = Client()
+    attacker.cookies["sessionid"] = PLANTED
+    assert attacker.get("/history/").json()["messages"] == []
