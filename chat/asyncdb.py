@@ -1,5 +1,7 @@
 """The boundary between async code and the sync ORM."""
 
+import asyncio
+
 from channels.db import database_sync_to_async
 
 
@@ -12,3 +14,19 @@ def off_loop(func):
     makes that safe.
     """
     return database_sync_to_async(func, thread_sensitive=False)
+
+
+_LATER: set = set()
+
+
+def off_loop_later(seconds: float, func) -> None:
+    """Run the sync ORM function ``func`` off the loop in ``seconds``; the task outlives its
+    caller (a socket that closed). For clocks such as a handoff's grace period."""
+
+    async def run() -> None:
+        await asyncio.sleep(seconds)
+        await off_loop(func)()
+
+    task = asyncio.get_running_loop().create_task(run())
+    _LATER.add(task)
+    task.add_done_callback(_LATER.discard)

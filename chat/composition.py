@@ -21,12 +21,12 @@ from types import ModuleType
 from django.conf import settings
 
 from chat import action_calls, admission, audit, handoff, metrics, widget
-from chat.asyncdb import off_loop
+from chat.asyncdb import off_loop, off_loop_later
 from chat.context import ConversationContext
 from chat.edge import ConnectionsByAddress
 from chat.llm import LLMBackend, get_backend
 from chat.pipeline import TurnServices
-from chat.selectors import conversation_context, handoff_owner
+from chat.selectors import conversation_context
 from chat.services import feedback_create
 from chat.shutdown import LiveConnections
 from grounding.selectors import acurrent_index, arefresh_index
@@ -60,8 +60,12 @@ class ChatServices:
     request_handoff: Callable[..., Awaitable[object]]
     # (conversation_id=, text=, message_id=) -> the event, or None when no person owns it.
     message_to_person: Callable[..., Awaitable[object]]
-    # (conversation_id=) -> the name of the person who owns the conversation, or None.
-    person_owning: Callable[..., Awaitable[str | None]]
+    # (conversation_id=) -> the name of the person who owns the conversation, or None; a
+    # waiting request's expiry clock stops.
+    customer_connected: Callable[..., Awaitable[str | None]]
+    # (conversation_id=): the customer's last connection closed while waiting; the request
+    # expires after HANDOFF_WAITING_EXPIRE_SECONDS unless a connection opens again.
+    customer_left: Callable[..., Awaitable[None]]
 
     def with_backend(self, backend: LLMBackend) -> "ChatServices":
         return replace(self, turn=replace(self.turn, backend=backend))
@@ -103,8 +107,15 @@ def _build(backend_name: str, base_url: str, model: str) -> ChatServices:
         live=_live,
         request_handoff=off_loop(handoff.handoff_request),
         message_to_person=off_loop(handoff.handoff_customer_message),
-        person_owning=off_loop(handoff_owner),
+        customer_connected=off_loop(handoff.handoff_customer_here),
+        customer_left=customer_left,
     )
+
+
+async def customer_left(*, conversation_id) -> None:
+    if await off_loop(handoff.handoff_customer_away)(conversation_id=conversation_id):
+        delay = settings.HANDOFF_WAITING_EXPIRE_SECONDS + 0.1
+        off_loop_later(delay, handoff.handoffs_expire_waiting)
 
 
 def turn_services() -> TurnServices:

@@ -171,6 +171,10 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
                     await self.channel_layer.group_discard(group, self.channel_name)
                 except Exception:  # the layer is away; its group entries expire
                     logger.warning("Could not leave %s", group, exc_info=True)
+            context = getattr(self, "context", None)
+            if context is not None and self.services.live.alone_in(self, context.id):
+                # The customer's last tab here closed: a waiting request's clock runs.
+                await self.services.customer_left(conversation_id=context.id)
         finally:
             slot = getattr(self, "slot", None)
             if slot is not None:
@@ -434,7 +438,7 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         """
         self.context = context
         context.client_address = self.address
-        self.person = await self.services.person_owning(conversation_id=context.id)
+        self.person = await self.services.customer_connected(conversation_id=context.id)
         if not await self._join_groups(conversation_group(context.id), KB_GROUP):
             return False
         bind_conversation(context.id)

@@ -27,6 +27,17 @@ Released by time or by an admin (``handoffs_release_abandoned``, ``handoff_relea
 (``handoff_owner_away``, ``handoff_owner_back``; ``HANDOFF_RELEASE_SECONDS``; event
 ``released``.)
 
+Expired when the customer is gone (``handoffs_expire_waiting``):
+
+| when | state | staff see |
+|---|---|---|
+| the customer's last connection closed while waiting | ``customer_left_at`` set | - |
+| a connection of the conversation opened | ``customer_left_at`` cleared | - |
+| gone past ``HANDOFF_WAITING_EXPIRE_SECONDS`` | expired (event ``expired``) | a queue without it |
+
+(``handoff_customer_away``, ``handoff_customer_here``; run wherever abandoned
+conversations are released.)
+
 A released conversation is waiting again: the agent answers meanwhile, and
 any staff member may take it.
 
@@ -141,6 +152,7 @@ def handoff_request(
     """
     conversation_touch(conversation_id=conversation_id, session_key=session_key, language=language)
     handoffs_release_abandoned()  # its owner may be gone: then it is waiting again
+    handoffs_expire_waiting()  # customers who left do not hold the address's places
     open_handoff = _open_handoff(conversation_id)
     if open_handoff is not None:
         owner = staff_name(open_handoff.taken_by) if open_handoff.taken_by_id else ""
@@ -213,6 +225,60 @@ def handoffs_release_abandoned(*, now=None) -> int:
     return sum(
         _release(conversation_id, only_if_away_since=cutoff) for conversation_id in abandoned
     )
+
+
+@transaction.atomic
+def handoff_customer_away(*, conversation_id: uuid.UUID) -> int:
+    """The customer's last connection closed: the clock of ``HANDOFF_WAITING_EXPIRE_SECONDS``
+    starts for the conversation's waiting request (unless it is running already)."""
+    return Handoff.objects.filter(
+        conversation_id=conversation_id,
+        status=Handoff.Status.WAITING,
+        customer_left_at__isnull=True,
+    ).update(customer_left_at=timezone.now())
+
+
+def handoff_customer_here(*, conversation_id: uuid.UUID) -> str | None:
+    """A connection of the conversation opened: the owner's name, or None. A waiting
+    request's clock stops (one UPDATE, only when it was running)."""
+    handoff = (
+        Handoff.objects.filter(
+            conversation_id=conversation_id,
+            status__in=(Handoff.Status.WAITING, Handoff.Status.ACTIVE),
+        )
+        .select_related("taken_by")
+        .first()
+    )
+    if handoff is None:
+        return None
+    if handoff.status == Handoff.Status.ACTIVE:
+        return staff_name(handoff.taken_by)
+    if handoff.customer_left_at is not None:
+        Handoff.objects.filter(pk=handoff.pk, status=Handoff.Status.WAITING).update(
+            customer_left_at=None
+        )
+    return None
+
+
+@transaction.atomic
+def handoffs_expire_waiting(*, now=None) -> int:
+    """Waiting requests whose customer has been gone past ``HANDOFF_WAITING_EXPIRE_SECONDS``
+    expire; returns how many. Safe from any process, any number of times."""
+    now = now or timezone.now()
+    cutoff = now - dt.timedelta(seconds=settings.HANDOFF_WAITING_EXPIRE_SECONDS)
+    gone = list(
+        Handoff.objects.select_for_update().filter(
+            status=Handoff.Status.WAITING, customer_left_at__lte=cutoff
+        )
+    )
+    for handoff in gone:
+        handoff.status, handoff.closed_at = Handoff.Status.EXPIRED, now
+        handoff.save(update_fields=["status", "closed_at"])
+        _event(handoff, HandoffEvent.Kind.EXPIRED)
+    if gone:
+        _queue_changed()
+        _positions_changed()
+    return len(gone)
 
 
 @transaction.atomic

@@ -247,6 +247,7 @@ class Handoff(models.Model):
         ACTIVE = "active", "A person owns the conversation"
         CLOSED = "closed", "Handed back to the agent"
         OFFLINE = "offline", "Outside opening hours"
+        EXPIRED = "expired", "The customer left before anyone took it"
 
     class Source(models.TextChoices):
         BUTTON = "button", "Button"
@@ -270,6 +271,9 @@ class Handoff(models.Model):
     # When the owner's last console closed; cleared when one opens again. Past
     # HANDOFF_RELEASE_SECONDS the conversation goes back to the queue.
     owner_left_at = models.DateTimeField(null=True, blank=True)
+    # When the customer's last connection closed while waiting; cleared when one opens
+    # again. Past HANDOFF_WAITING_EXPIRE_SECONDS the request expires.
+    customer_left_at = models.DateTimeField(null=True, blank=True)
     # The keyed hash of the asking client's address (never the address): how many waiting
     # requests one address may have (HANDOFF_MAX_WAITING_PER_ADDRESS).
     client_hash = models.CharField(max_length=64, blank=True, db_index=True)
@@ -284,7 +288,9 @@ class Handoff(models.Model):
                 name="chat_handoff_one_open_per_conversation",
             ),
             models.CheckConstraint(
-                condition=models.Q(status__in=["waiting", "active", "closed", "offline"]),
+                condition=models.Q(
+                    status__in=["waiting", "active", "closed", "offline", "expired"]
+                ),
                 name="chat_handoff_status_valid",
             ),
             models.CheckConstraint(
@@ -314,6 +320,7 @@ class HandoffEvent(models.Model):
         CUSTOMER_MESSAGE = "customer_message", "Customer wrote"
         LEFT = "left", "Staff handed back to the agent"
         RELEASED = "released", "Back in the queue: the person was gone, or an admin released it"
+        EXPIRED = "expired", "The customer left the queue (gone past the grace period)"
 
     handoff = models.ForeignKey(Handoff, on_delete=models.PROTECT, related_name="events")
     conversation = models.ForeignKey(
@@ -340,6 +347,7 @@ class HandoffEvent(models.Model):
                         "customer_message",
                         "left",
                         "released",
+                        "expired",
                     ]
                 ),
                 name="chat_handoffevent_kind_valid",

@@ -203,16 +203,6 @@ def handoff_position(*, handoff) -> int | None:
     )
 
 
-def handoff_owner(*, conversation_id) -> str | None:
-    """The name of the person who owns the conversation now (the agent must send nothing)."""
-    handoff = (
-        Handoff.objects.filter(conversation_id=conversation_id, status=Handoff.Status.ACTIVE)
-        .select_related("taken_by")
-        .first()
-    )
-    return staff_name(handoff.taken_by) if handoff else None
-
-
 def handoff_queue_total() -> int:
     """How many handoffs are waiting or active (the console shows a page of them)."""
     return Handoff.objects.filter(

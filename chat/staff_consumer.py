@@ -16,7 +16,6 @@ Who may stay is checked again, not only at the handshake:
 most every ``STAFF_RECHECK_SECONDS`` per socket.
 """
 
-import asyncio
 import hashlib
 import logging
 import time
@@ -33,7 +32,7 @@ from django.contrib.sessions.backends.base import SessionBase
 from django.dispatch import receiver
 
 from chat import handoff
-from chat.asyncdb import off_loop
+from chat.asyncdb import off_loop, off_loop_later
 from chat.models import Handoff
 from chat.ratelimit import limiter_from_setting
 from chat.selectors import handoff_history, handoff_queue, handoff_queue_total
@@ -83,19 +82,11 @@ def close_staff_sockets_on_logout(sender, request, user, **kwargs) -> None:
 
 # This process's open staff consoles, by user: a second tab keeps what the user owns.
 _CONSOLES: dict[int, set] = {}
-_RELEASE_TASKS: set = set()
-
-
-async def _release_after_grace() -> None:
-    await asyncio.sleep(settings.HANDOFF_RELEASE_SECONDS + 0.1)
-    await off_loop(handoff.handoffs_release_abandoned)()
 
 
 def _release_later() -> None:
     """Release what is still abandoned once the grace has passed (the task outlives the socket)."""
-    task = asyncio.get_running_loop().create_task(_release_after_grace())
-    _RELEASE_TASKS.add(task)
-    task.add_done_callback(_RELEASE_TASKS.discard)
+    off_loop_later(settings.HANDOFF_RELEASE_SECONDS + 0.1, handoff.handoffs_release_abandoned)
 
 
 def _queue_page() -> tuple[list[dict], int]:
@@ -129,6 +120,7 @@ class StaffConsumer(AsyncJsonWebsocketConsumer):
         _CONSOLES.setdefault(self.user.pk, set()).add(self)
         await off_loop(handoff.handoff_owner_back)(staff=self.user)
         await off_loop(handoff.handoffs_release_abandoned)()  # a process that died meanwhile
+        await off_loop(handoff.handoffs_expire_waiting)()
         await self._send_queue()
         for conversation_id in await off_loop(_owned_conversations)(self.user):
             await self._open(conversation_id)

@@ -103,6 +103,8 @@ STAFF_RECHECK_SECONDS = env.float("STAFF_RECHECK_SECONDS", default=5.0)
 HANDOFF_OPENING_HOURS = env("HANDOFF_OPENING_HOURS", default="mon-fri 08:00-17:00")
 # A conversation whose owner has had no staff console open this long goes back to the queue.
 HANDOFF_RELEASE_SECONDS = env.float("HANDOFF_RELEASE_SECONDS", default=60.0)
+# A waiting request whose customer has had no chat connection open this long expires.
+HANDOFF_WAITING_EXPIRE_SECONDS = env.float("HANDOFF_WAITING_EXPIRE_SECONDS", default=120.0)
 # Requests for a person one client address may have waiting at once (0: no limit), and how
 # many queue entries the staff console gets (the total is sent beside them).
 HANDOFF_MAX_WAITING_PER_ADDRESS = env.int("HANDOFF_MAX_WAITING_PER_ADDRESS", default=3)

@@ -374,3 +374,41 @@ async def test_one_address_cannot_flood_the_queue_and_the_console_stays_small(ev
         received += len((await console.receive_output(timeout=1)).get("text", ""))
     assert received < 100_000
     await console.disconnect()
+
+
+async def test_a_waiting_request_expires_when_the_customer_is_gone(eva, settings):
+    """Issue 25, finding 6: a customer who closed every tab does not hold a place for ever;
+    a reload within the grace keeps it."""
+    import datetime as dt
+
+    from django.utils import timezone
+
+    settings.HANDOFF_WAITING_EXPIRE_SECONDS = 60
+    cookie = [(b"cookie", f"sessionid={sessionkeys.issue()}".encode())]
+    first, second = await open_socket(headers=cookie), await open_socket(headers=cookie)
+    await first.send_json_to({"type": "handoff_request"})
+    await receive_until(first, "handoff_queued")
+    await first.disconnect()  # another tab is still open: nothing starts
+    row = await Handoff.objects.aget(status=Handoff.Status.WAITING)
+    assert row.customer_left_at is None
+    await second.disconnect()  # the last one
+    row = await Handoff.objects.aget(pk=row.pk)
+    assert row.customer_left_at is not None
+
+    reload = await open_socket(headers=cookie)  # back within the grace: the clock stops
+    row = await Handoff.objects.aget(pk=row.pk)
+    assert row.customer_left_at is None
+    await reload.disconnect()
+
+    console = staff_socket(await sync_to_async(session_cookie)(eva))
+    assert (await console.connect(timeout=5))[0]
+    assert [e["conversationId"] for e in (await receive_until(console, "queue"))["items"]] == [
+        str(row.conversation_id)
+    ]
+    later = timezone.now() + dt.timedelta(seconds=61)
+    assert await sync_to_async(handoff.handoffs_expire_waiting)(now=later) == 1
+    row = await Handoff.objects.aget(pk=row.pk)
+    assert row.status == Handoff.Status.EXPIRED and row.closed_at is not None
+    assert await HandoffEvent.objects.filter(handoff=row, kind="expired").aexists()
+    assert (await receive_until(console, "queue"))["items"] == []
+    await console.disconnect()
