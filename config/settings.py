@@ -185,6 +185,11 @@ METRICS_ALLOWED_ADDRESSES = env.list("METRICS_ALLOWED_ADDRESSES", default=["127.
 METRICS_TOKEN = env("METRICS_TOKEN", default="")
 # A KB file larger than this is skipped (and reported) by reindex_kb; 0: no cap.
 KB_MAX_FILE_BYTES = env.int("KB_MAX_FILE_BYTES", default=2_000_000)
+# A table row's columns and a line's numbers beyond these are skipped (and reported) as a
+# KB file is read (grounding/bounds.py); 0: no bound.
+KB_MAX_TABLE_COLUMNS = env.int("KB_MAX_TABLE_COLUMNS", default=50)
+KB_MAX_NUMBERS_PER_LINE = env.int("KB_MAX_NUMBERS_PER_LINE", default=200)
+KB_MAX_NUMBERS_PER_FILE = env.int("KB_MAX_NUMBERS_PER_FILE", default=2000)
 # manage.py import_kb: a site's crawl and each page's bounds (docs/import.md).
 KB_IMPORT_MAX_PAGES = env.int("KB_IMPORT_MAX_PAGES", default=200)
 KB_IMPORT_MAX_DEPTH = env.int("KB_IMPORT_MAX_DEPTH", default=3)

@@ -23,6 +23,7 @@ from grounding.snippets import Snippet, UnsupportedNumber
 from grounding.verification import AnswerChecker, failure_reason, find_sentence_end
 
 _DIGIT = re.compile(r"\d")
+_SENTENCE_MARKS = frozenset(".!?\n")
 _WORD = re.compile(r"[^\W\d_]+")
 # Held back with the digits that follow them: "+46", "-5", "(08)", ".5".
 _NUMBER_LEAD = "+-\u2212(.,"
@@ -68,6 +69,17 @@ class GuardedStream:
             self._start_sentence(self._sentence[end:])
         self._release_prose(out)
         return self._emit(out)
+
+    def may_check(self, delta: str) -> bool:
+        """Whether ``feed(delta)`` may verify a sentence that states a number.
+
+        Such a check costs what the KB's like facts cost (milliseconds, more on a KB of
+        thousands of like lines), so a caller on an event loop runs that ``feed`` in a
+        thread; every other delta costs microseconds and is fed in place.
+        """
+        return bool(_SENTENCE_MARKS.intersection(delta)) and bool(
+            self._holding or _DIGIT.search(self._sentence) or _DIGIT.search(delta)
+        )
 
     def finish(self) -> str:
         """The answer is complete: verify and return the rest, or "" if it fails."""

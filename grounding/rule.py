@@ -26,6 +26,7 @@ passes when any candidate supports it.
 """
 
 from collections.abc import Callable, Iterable, Sequence
+from functools import lru_cache
 
 from grounding.claims import Claim
 from grounding.clauses import is_marker
@@ -114,38 +115,44 @@ def conflicting_terms(
         mine = sum(weight(term) for term in own & subject)
         return round(mine, 6), round(mine + sum(weight(t) for t in (both - own) & subject), 6)
 
+    siblings = list(siblings)
     fact_subject = _without_borrowed_lead(claim, fact, siblings)
+    siblings = [s for s in siblings if s.value != fact.value and could_be_stated_from(claim, s)]
     fact_match = match(fact_subject)
     unsaid = label_terms(fact) - both  # the fact's own name, where the claim leaves part out
+    missing = both - fact_subject  # what a sibling may name that the fact's subject does not
+    fact_names = _names(fact.qualifiers)
     named: set[str] = set()
+    # Set tests first: a KB of thousands of like facts ("Produkt 1" ... "Produkt 15000") makes
+    # every one a sibling, and the sums of ``match`` are the cost.
     for sibling in siblings:
-        if sibling.value == fact.value or not could_be_stated_from(claim, sibling):
-            continue
-        shared = both & sibling.subject
-        if shared - fact_subject and match(sibling.subject) > fact_match:
-            named |= shared - fact_subject
+        if not sibling.subject.isdisjoint(missing) and match(sibling.subject) > fact_match:
+            named |= (both & sibling.subject) - fact_subject
             continue
         # The most specific name wins: "Telefon" is the line labelled "Telefon", not the one
         # labelled "Fakturatelefon"; "Premium" is not "Premium Plus".
-        label = label_terms(sibling)
-        if unsaid and label and label <= both and match(sibling.subject) >= fact_match:
-            named |= label
-            continue
+        if unsaid:
+            label = label_terms(sibling)
+            if label and label <= both and match(sibling.subject) >= fact_match:
+                named |= label
+                continue
         # The general case's name is not the special case's: "Felparkeringsavgiften är 1 200 kr"
         # is the fee of "Felparkeringsavgiften är 700 kr", not of the line "Den som parkerar på
         # en plats för rörelsehindrade ... får en felparkeringsavgift på 1 200 kr".
+        if sibling.qualifiers.isdisjoint(both):
+            continue
         general = _names(sibling.qualifiers)
-        special = _names(fact.qualifiers) - general
         if (
             general & both
-            and general < _names(fact.qualifiers)
-            and not special & claim.subject
+            and general < fact_names
+            and (fact_names - general).isdisjoint(claim.subject)
             and match(sibling.subject) >= fact_match
         ):
             named |= general & both
     return frozenset(named)
 
 
+@lru_cache(maxsize=65536)
 def _names(qualifiers: frozenset[str]) -> frozenset[str]:
     return frozenset(term for term in qualifiers if not is_marker(term))
 

@@ -20,6 +20,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from grounding.bounds import bounded_text
 from grounding.broadcast import index_version_announce
 from grounding.chunking import Chunk, chunk_markdown, first_heading, parse_front_matter
 from grounding.facts import Fact, extract_facts
@@ -111,17 +112,31 @@ def read_kb_dir(kb_dir: Path) -> dict[str, SourceFile]:
         text = data.decode("utf-8-sig", errors="replace").replace("\r\n", "\n").replace("\r", "\n")
         # NUL cannot be stored (PostgreSQL refuses it): one bad byte must not stop a reindex.
         text = text.replace("\x00", "\ufffd")
+        bounded = bounded_text(
+            text,
+            max_columns=settings.KB_MAX_TABLE_COLUMNS,
+            max_numbers=settings.KB_MAX_NUMBERS_PER_LINE,
+            max_file_numbers=settings.KB_MAX_NUMBERS_PER_FILE,
+        )
+        for what in bounded.skipped:
+            logger.warning("KB file %s: %s (the rest of it skipped)", relative, what)
+        text = bounded.text
         path = f"{KB_PREFIX}/{relative.as_posix()}"
         sources[path] = SourceFile(path=path, text=text, content_hash=_hash(data))
     return sources
 
 
 def _hash(data: bytes) -> str:
-    return hashlib.sha256(data + extractor_fingerprint().encode()).hexdigest()
+    bounds = (
+        f"{settings.KB_MAX_TABLE_COLUMNS}/{settings.KB_MAX_NUMBERS_PER_LINE}/"
+        f"{settings.KB_MAX_NUMBERS_PER_FILE}"
+    )
+    return hashlib.sha256(data + extractor_fingerprint().encode() + bounds.encode()).hexdigest()
 
 
 # What decides a file's chunks and facts besides its bytes: these modules and libraries.
 _EXTRACTOR_MODULES = (
+    "grounding.bounds",
     "grounding.chunking",
     "grounding.facts",
     "grounding.notation",

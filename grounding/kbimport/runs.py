@@ -17,6 +17,7 @@ from django.utils import timezone
 
 from grounding.kbimport.service import ImportOptions, import_sources
 from grounding.models import ImportRun, ImportSource
+from grounding.services import kb_reindex
 
 logger = logging.getLogger(__name__)
 
@@ -47,8 +48,6 @@ def start_import_run(
 
 def execute_import_run(run_id: int) -> None:
     """Import the run's source into ``KB_DIR``, reindex, and store what happened."""
-    from grounding.services import kb_reindex  # the index service, after the files
-
     run = ImportRun.objects.select_related("source").get(pk=run_id)
     source = run.source
     options = ImportOptions.from_settings(max_pages=source.max_pages, max_depth=source.max_depth)

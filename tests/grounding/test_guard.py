@@ -2,6 +2,7 @@
 
 from itertools import pairwise
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -190,3 +191,21 @@ def test_without_snippets_prose_flows_but_numbers_fail():
     stream_guard.feed("99 kr.")
     assert stream_guard.finish() == ""
     assert stream_guard.failed is not None
+
+
+@pytest.mark.parametrize(
+    ("deltas", "expected"),
+    [
+        (["Premium kostar ", "399 kr."], [False, True]),  # the end of a sentence with a number
+        (["Hej! ", "Välkommen."], [False, False]),  # sentences without one: fed in place
+        (["Det kostar 3", "99 kr"], [False, False]),  # a number, no end yet
+        (["Det tar tre ", "dagar.\n"], [False, True]),  # held by a number word
+    ],
+)
+def test_may_check_says_which_feed_verifies_a_number(deltas, expected):
+    guard = GuardedStream(SNIPPETS)
+    seen = []
+    for delta in deltas:
+        seen.append(guard.may_check(delta))
+        guard.feed(delta)
+    assert seen == expected

@@ -90,3 +90,27 @@ def test_a_sentences_own_letters_decide_its_language_before_the_questions(text, 
 )
 def test_every_form_of_a_word_reaches_the_same_term(first, second, shared):
     assert shared in terms(first, "sv") & terms(second, "sv")
+
+
+def test_after_the_warm_up_no_question_loads_a_dictionary(monkeypatch):
+    """The warm-up loads what the first question would (0.5 s on the event loop otherwise).
+
+    Observes simplemma's dictionary loader (a private name of the library: if it moves,
+    this test fails and the warm-up must be checked again).
+    """
+    from simplemma.strategies.dictionaries import dictionary_factory
+
+    from grounding.terms import warm_up
+
+    warm_up()
+    loads = []
+    real = dictionary_factory._load_dictionary_from_disk
+    monkeypatch.setattr(
+        dictionary_factory,
+        "_load_dictionary_from_disk",
+        lambda *args, **kwargs: loads.append(args) or real(*args, **kwargs),
+    )
+    text_language("Vad kostar produkten i butiken?")
+    terms("Hur många kilo väger cykeln?", "sv")
+    terms("How much does the bicycle weigh?", "en")
+    assert loads == []
