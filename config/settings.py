@@ -213,6 +213,9 @@ KB_IMPORT_CATEGORIES = [
 KB_IMPORT_DEFAULT_CATEGORY = env("KB_IMPORT_DEFAULT_CATEGORY", default="Övrigt")
 # A re-import started from the admin runs in a thread of the server (False: in the request).
 KB_IMPORT_IN_BACKGROUND = env.bool("KB_IMPORT_IN_BACKGROUND", default=True)
+# A run still "running" this long after it started died with its process: the next start
+# marks it failed instead of being refused.
+KB_IMPORT_RUN_STALE_SECONDS = env.int("KB_IMPORT_RUN_STALE_SECONDS", default=3600)
 RETRIEVAL_TOP_K = env.int("RETRIEVAL_TOP_K", default=5)
 # A chunk is retrieved when it shares a search term with the question and scores at
 # least this share of the best chunk's BM25 score (relative: a score's scale depends on

@@ -2,11 +2,12 @@
 
 | step | where |
 |---|---|
-| a staff member with ``grounding.run_import`` starts a run | ``start_import_run``: an ``ImportRun`` row (one running per source: a constraint) |
+| a staff member with ``grounding.run_import`` starts a run | ``start_import_run``: an ``ImportRun`` row (one running per source: a constraint; one running past ``KB_IMPORT_RUN_STALE_SECONDS`` died with its process and fails) |
 | after the commit, the import runs in a thread of the server | ``execute_import_run``: ``import_sources`` into ``KB_DIR``, then ``kb_reindex`` |
 | the run's counts, failures and end are stored | the admin's "Import runs" page shows them, read-only |
 """
 
+import datetime as dt
 import logging
 import threading
 from pathlib import Path
@@ -31,6 +32,13 @@ def start_import_run(
     *, source: ImportSource, started_by: str, background: bool = True
 ) -> ImportRun:
     """Record a run of ``source`` and start it once the row is committed."""
+    now = timezone.now()
+    # A run still "running" long after it began died with its server process: it fails now.
+    ImportRun.objects.filter(
+        source=source,
+        status=ImportRun.Status.RUNNING,
+        started_at__lt=now - dt.timedelta(seconds=settings.KB_IMPORT_RUN_STALE_SECONDS),
+    ).update(status=ImportRun.Status.FAILED, finished_at=now, error="interrupted (stale)")
     try:
         with transaction.atomic():
             run = ImportRun.objects.create(

@@ -57,3 +57,12 @@ def test_one_run_per_source_at_a_time(source):
     ImportRun.objects.create(source=source, started_at="2027-01-01T00:00:00Z")
     with pytest.raises(ImportAlreadyRunning):
         start_import_run(source=source, started_by="x")
+
+
+@pytest.mark.django_db
+def test_a_run_left_running_by_a_dead_process_fails_at_the_next_start(source, import_settings):
+    import_settings.KB_IMPORT_IN_BACKGROUND = False
+    stale = ImportRun.objects.create(source=source, started_at="2020-01-01T00:00:00Z")
+    start_import_run(source=source, started_by="x")
+    stale.refresh_from_db()
+    assert (stale.status, stale.error) == ("failed", "interrupted (stale)")
