@@ -7,7 +7,7 @@ reading (what no form below explains becomes a ``code`` read literally).
 | written | kind | value | how |
 |---|---|---|---|
 | ``0571-48 20 00``, ``+46 18 420 55 00`` | phone | ``+46571482000`` | phonenumbers (region SE) |
-| ``2026-06-19``, ``2026/06/19``, ``19 juni 2026``, ``June 19, 2026``, ``December 24th, 2026``, ``24/12 2026`` | date | ``2026-06-19`` | month names from babel (sv, en) |
+| ``2026-06-19``, ``2026/06/19``, ``19 juni 2026``, ``June 19, 2026``, ``December 24th, 2026``, ``24/12 2026`` | date | ``2026-06-19`` | month names from babel (sv, en); a yearless date opening a range takes the closing date's year ("från 1 maj till 30 september 2027") |
 | ``08.00–16.30``, ``8:00 am to 4:30 pm``, ``kl. 8–15``, ``9 am – 5 pm``, ``mellan kl. 2 och 5`` | time_range | ``08:00-16:30`` | 12-hour clock read; a bare hour only after a clock word or with am/pm |
 | ``14:00``, ``2 pm``, ``klockan 06.00``, ``till 21.00`` | time | ``14:00`` | ``hh.mm`` is a time unless a currency, unit or percent sign makes it a decimal |
 | ``3 290 kr``, ``SEK 3,950``, ``EUR 52.90``, ``27500 SEK`` | amount | ``3290``, ``3950``, ``52.9`` | digit grouping and decimal mark by the text's locale (babel): ``1,500`` is 1500 in English, 1.5 in Swedish |
@@ -27,6 +27,7 @@ import re
 from decimal import Decimal, InvalidOperation
 from enum import StrEnum
 from functools import lru_cache
+from itertools import pairwise
 from typing import NamedTuple
 
 from babel.numbers import get_decimal_symbol, get_group_symbol
@@ -213,7 +214,21 @@ def _dates(text: str, masked: str, language: str) -> list[Reading]:
         found.append(_date(m, int(m[3]) if m[3] else None, _MONTHS[m[2].lower()], int(m[1])))
     for m in _MONTH_DAY.finditer(masked):
         found.append(_date(m, int(m[3]) if m[3] else None, _MONTHS[m[1].lower()], int(m[2])))
-    return _non_overlapping([r for r in found if r is not None])
+    return _range_years(masked, _non_overlapping([r for r in found if r is not None]))
+
+
+def _range_years(masked: str, dates: list[Reading]) -> list[Reading]:
+    """A yearless date that opens a range takes the year of the date that closes it:
+    "från 1 maj till 30 september 2027" is 2027-05-01 to 2027-09-30."""
+    for index, (first, second) in enumerate(pairwise(dates)):
+        if (
+            first.value.startswith("--")
+            and not second.value.startswith("--")
+            and _DATE_RANGE_GAP.fullmatch(masked[first.end : second.start])
+            and first.value[2:] <= second.value[5:]  # May to September, not December to March
+        ):
+            dates[index] = first._replace(value=second.value[:4] + first.value[1:])
+    return dates
 
 
 def _date(match: re.Match, year: int | None, month: int, day: int) -> Reading | None:
@@ -476,6 +491,14 @@ _NOT_MODIFIERS = STOPWORDS | frozenset(
     word
     for field in ("per_markers", "range_words", "conjunctions", "clock_markers")
     for word in merged(field)
+)
+
+
+_DATE_RANGE_GAP = re.compile(
+    r"[ \u00a0]*(?:–|-|—|"
+    + "|".join(re.escape(w) for w in merged("range_words") if w.isalpha())
+    + r"|till och med|t\.o\.m\.|through)[ \u00a0]*",
+    re.IGNORECASE,
 )
 
 

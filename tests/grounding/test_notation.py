@@ -201,3 +201,16 @@ def test_a_conjunction_ends_a_value_before_the_next_currency():
 )
 def test_a_range_from_one_number_to_another(text, language, expected):
     assert [(str(r.kind), r.value, r.unit) for r in read_numbers(text, language)] == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "values"),
+    [
+        ("Säsongen pågår från 1 maj till 30 september 2027.", "sv", ["2027-05-01", "2027-09-30"]),
+        ("Open June 1 to September 30, 2027.", "en", ["2027-06-01", "2027-09-30"]),
+        # Across a new year the year is not known: the opening date stays yearless.
+        ("Vintersäsong 1 december–31 mars 2027.", "sv", ["--12-01", "2027-03-31"]),
+    ],
+)
+def test_a_yearless_date_opening_a_range_takes_the_closing_dates_year(text, language, values):
+    assert [r.value for r in read_numbers(text, language)] == values
