@@ -34,6 +34,13 @@ FACTS = FactTable.from_documents(KB)
 SNIPPETS = [Snippet(file=file, text=text, start_line=1) for file, text in KB.items()]
 
 
+def checker(kb: dict[str, str]):
+    """``verify_answer`` against ``kb`` (every file a snippet, its facts the KB's)."""
+    facts = FactTable.from_documents(kb)
+    snippets = [Snippet(file=file, text=text, start_line=1) for file, text in kb.items()]
+    return lambda answer: verify_answer(answer, snippets, facts=facts)
+
+
 def check(answer: str, question: str) -> tuple[bool, list[str]]:
     verdict = verify_answer(answer, SNIPPETS, facts=FACTS, question=question)
     return verdict.grounded, [u.reason for u in verdict.unsupported]
@@ -365,8 +372,7 @@ CLAUSES = {
         "Kundtjänst har stängt på midsommarafton 19 juni och på julafton 24 december.\n"
     ),
 }
-CLAUSE_FACTS = FactTable.from_documents(CLAUSES)
-CLAUSE_SNIPPETS = [Snippet(file=f, text=t, start_line=1) for f, t in CLAUSES.items()]
+CLAUSE_CHECK = checker(CLAUSES)
 
 
 @pytest.mark.parametrize(
@@ -386,7 +392,7 @@ CLAUSE_SNIPPETS = [Snippet(file=f, text=t, start_line=1) for f, t in CLAUSES.ite
     ],
 )
 def test_a_later_clause_naming_a_parallel_compound_does_not_borrow_the_first_name(answer, grounded):
-    verdict = verify_answer(answer, CLAUSE_SNIPPETS, facts=CLAUSE_FACTS)
+    verdict = CLAUSE_CHECK(answer)
     assert verdict.grounded is grounded, verdict.unsupported
 
 
@@ -398,8 +404,7 @@ GENERAL = {
         "felparkeringsavgift på 1 200 kr.\n"
     ),
 }
-GENERAL_FACTS = FactTable.from_documents(GENERAL)
-GENERAL_SNIPPETS = [Snippet(file=f, text=t, start_line=1) for f, t in GENERAL.items()]
+GENERAL_CHECK = checker(GENERAL)
 
 
 @pytest.mark.parametrize(
@@ -412,7 +417,7 @@ GENERAL_SNIPPETS = [Snippet(file=f, text=t, start_line=1) for f, t in GENERAL.it
     ],
 )
 def test_the_general_name_takes_the_general_value_not_a_special_cases(answer, grounded):
-    verdict = verify_answer(answer, GENERAL_SNIPPETS, facts=GENERAL_FACTS)
+    verdict = GENERAL_CHECK(answer)
     assert verdict.grounded is grounded, verdict.unsupported
 
 
@@ -424,8 +429,7 @@ SENTENCES = {
         "- Fakturan skickas varje månad och ska betalas inom 30 dagar. Påminnelse kostar 60 kr.\n"
     ),
 }
-SENTENCE_FACTS = FactTable.from_documents(SENTENCES)
-SENTENCE_SNIPPETS = [Snippet(file=f, text=t, start_line=1) for f, t in SENTENCES.items()]
+SENTENCE_CHECK = checker(SENTENCES)
 
 
 @pytest.mark.parametrize(
@@ -440,7 +444,7 @@ SENTENCE_SNIPPETS = [Snippet(file=f, text=t, start_line=1) for f, t in SENTENCES
     ],
 )
 def test_a_sentence_restating_the_lines_subject_names_its_own(answer, grounded):
-    verdict = verify_answer(answer, SENTENCE_SNIPPETS, facts=SENTENCE_FACTS)
+    verdict = SENTENCE_CHECK(answer)
     assert verdict.grounded is grounded, verdict.unsupported
 
 
@@ -452,8 +456,7 @@ EARLIER = {
         "Arbetet ska påbörjas inom 2 år och vara avslutat inom 5 år.\n"
     ),
 }
-EARLIER_FACTS = FactTable.from_documents(EARLIER)
-EARLIER_SNIPPETS = [Snippet(file=f, text=t, start_line=1) for f, t in EARLIER.items()]
+EARLIER_CHECK = checker(EARLIER)
 
 
 @pytest.mark.parametrize(
@@ -470,5 +473,5 @@ EARLIER_SNIPPETS = [Snippet(file=f, text=t, start_line=1) for f, t in EARLIER.it
 def test_a_later_clause_that_names_its_own_subject_does_not_borrow_the_earlier_clauses(
     answer, grounded
 ):
-    verdict = verify_answer(answer, EARLIER_SNIPPETS, facts=EARLIER_FACTS)
+    verdict = EARLIER_CHECK(answer)
     assert verdict.grounded is grounded, verdict.unsupported
