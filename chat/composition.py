@@ -92,6 +92,7 @@ def _build(backend_name: str, base_url: str, model: str) -> ChatServices:
         begin=audit.begin_turn,
         suggest=action_calls.suggestion_create,
         turn_finished=metrics.turn_finished,
+        verify_in_thread_above=settings.VERIFY_IN_THREAD_FACTS,
     )
     return ChatServices(
         turn=turn,

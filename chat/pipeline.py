@@ -94,6 +94,9 @@ class TurnServices:
     # Commits the question (an answer row in progress) before generation starts, or
     # hands the message to the person who owns the conversation (sets ``record.person``).
     begin: Callable[["TurnRecord"], Awaitable[None]] = _nothing_to_begin
+    # With more facts than this in the KB, a sentence's number check runs in a worker thread
+    # (``VERIFY_IN_THREAD_FACTS``); below it a check costs well under a millisecond on the loop.
+    verify_in_thread_above: int = 1000
 
 
 class Turn:
@@ -182,6 +185,9 @@ class Turn:
             return
 
         guard = GuardedStream(result.snippets, facts=index.facts, question=self.question)
+        # A check's cost grows with the KB's like facts; on a small KB a thread hop would
+        # cost more than the check.
+        offload = len(index.facts) > self.services.verify_in_thread_above
         request = LLMRequest(
             question=self.question,
             snippets=result.snippets,
@@ -195,9 +201,9 @@ class Turn:
                 if self.record.ttft_ms is None:
                     self.record.ttft_ms = self._elapsed_ms()
                 self.record.draft += delta
-                # A sentence's check runs in a thread: one question about a KB of thousands of
-                # like facts must not stall the other customers on this loop.
-                if guard.may_check(delta):
+                # On a KB of thousands of facts a sentence's check runs in a thread: one
+                # question about many like facts must not stall the other customers here.
+                if offload and guard.may_check(delta):
                     released = await asyncio.to_thread(guard.feed, delta)
                 else:
                     released = guard.feed(delta)
@@ -207,7 +213,7 @@ class Turn:
                     break
             else:
                 # The last sentence's check, in a thread only when it states a number.
-                last = guard.may_check("\n")
+                last = offload and guard.may_check("\n")
                 released = await asyncio.to_thread(guard.finish) if last else guard.finish()
                 if released:
                     yield self._delta(released)

@@ -190,6 +190,9 @@ KB_MAX_FILE_BYTES = env.int("KB_MAX_FILE_BYTES", default=2_000_000)
 KB_MAX_TABLE_COLUMNS = env.int("KB_MAX_TABLE_COLUMNS", default=50)
 KB_MAX_NUMBERS_PER_LINE = env.int("KB_MAX_NUMBERS_PER_LINE", default=200)
 KB_MAX_NUMBERS_PER_FILE = env.int("KB_MAX_NUMBERS_PER_FILE", default=2000)
+# With more facts than this in the KB, an answer's number checks run in a worker thread, so a
+# question about thousands of like facts stalls no other customer (chat/pipeline.py).
+VERIFY_IN_THREAD_FACTS = env.int("VERIFY_IN_THREAD_FACTS", default=1000)
 # manage.py import_kb: a site's crawl and each page's bounds (docs/import.md).
 KB_IMPORT_MAX_PAGES = env.int("KB_IMPORT_MAX_PAGES", default=200)
 KB_IMPORT_MAX_DEPTH = env.int("KB_IMPORT_MAX_DEPTH", default=3)

@@ -77,9 +77,11 @@ class GuardedStream:
         thousands of like lines), so a caller on an event loop runs that ``feed`` in a
         thread; every other delta costs microseconds and is fed in place.
         """
-        return bool(_SENTENCE_MARKS.intersection(delta)) and bool(
-            self._holding or _DIGIT.search(self._sentence) or _DIGIT.search(delta)
-        )
+        if not _SENTENCE_MARKS.intersection(delta):
+            return False
+        text = self._sentence + delta
+        end, _ = find_sentence_end(text, self._scan)
+        return end is not None and bool(self._holding or _DIGIT.search(text, 0, end))
 
     def finish(self) -> str:
         """The answer is complete: verify and return the rest, or "" if it fails."""

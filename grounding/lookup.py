@@ -34,6 +34,10 @@ class FactLookup(Protocol):
         """How much ``term`` tells the KB's facts apart (see ``FactTable.weight``)."""
         ...
 
+    def __len__(self) -> int:
+        """How many facts the KB has (what a check's cost grows with)."""
+        ...
+
     def alternatives(self, term: str) -> Sequence[tuple[frozenset[str], ...]]:
         """The groups of parallel names ``term`` belongs to (see ``FactTable.alternatives``)."""
         ...
@@ -62,6 +66,9 @@ class FactTable:
         self._by_key = dict(by_key)
         self._by_file = dict(by_file)
         self._by_qualifier = dict(by_qualifier)
+
+    def __len__(self) -> int:
+        return len(self.facts)
 
     @classmethod
     def from_documents(cls, documents: Mapping[str, str]) -> "FactTable":

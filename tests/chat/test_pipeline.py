@@ -267,3 +267,32 @@ async def _assistant_rows() -> int:
     from asgiref.sync import sync_to_async
 
     return await sync_to_async(Message.objects.filter(role=Message.Role.ASSISTANT).count)()
+
+
+@pytest.mark.parametrize(("above", "hops"), [(10**9, 0), (0, 1)])
+async def test_the_number_check_runs_in_a_thread_only_on_a_large_kb(monkeypatch, above, hops):
+    """A KB of more facts than ``verify_in_thread_above``: the sentence with a number is checked
+    in a worker thread (issue 25 finding 5); on a small KB in place (no hop per turn)."""
+    import asyncio
+
+    threaded = []
+    real = asyncio.to_thread
+
+    async def to_thread(func, *args, **kwargs):
+        threaded.append(func.__name__)
+        return await real(func, *args, **kwargs)
+
+    monkeypatch.setattr(asyncio, "to_thread", to_thread)
+    services = dataclasses.replace(
+        using(ScriptedBackend(["Premium ", "kostar ", "399 kr/månad."])),
+        verify_in_thread_above=above,
+    )
+    turn = Turn(
+        context=ConversationContext(),
+        text="Vad kostar premium?",
+        message_id="t1",
+        services=services,
+    )
+    events = await collect(turn)
+    assert events[-1].grounded is True
+    assert len(threaded) == hops
