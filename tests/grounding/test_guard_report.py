@@ -23,7 +23,7 @@ WRONG_PASSES_AT_MOST = {
     "kb": 0,
     "bikeshop": 0,
     "broadband": 0,
-    "insurance": 1,
+    "insurance": 0,
     "kommun": 0,
     "utility": 0,
 }

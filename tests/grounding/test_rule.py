@@ -475,3 +475,33 @@ def test_a_later_clause_that_names_its_own_subject_does_not_borrow_the_earlier_c
 ):
     verdict = EARLIER_CHECK(answer)
     assert verdict.grounded is grounded, verdict.unsupported
+
+
+CELL_CHECK = checker(
+    {
+        "kb/hem.md": (
+            "# Hemförsäkring\n\n## Premier, självrisk och försäkringsbelopp\n\n"
+            "| | Hem Start | Hem Mellan | Hem Total |\n|---|---|---|---|\n"
+            "| Premie per månad | 89 kr/mån | 139 kr/mån | 219 kr/mån |\n"
+            "| Självrisk | 3 000 kr | 1 500 kr | 1 000 kr |\n"
+            "| Allriskskydd, högsta ersättning | ingår inte | 30 000 kr | 50 000 kr |\n\n"
+            "## Allrisk till Hem Start\n\n"
+            "Har du Hem Start kan du lägga till allrisk för 25 kr/mån. Högsta ersättning är "
+            "20 000 kr och självrisken är 1 500 kr.\n"
+        )
+    }
+)
+
+
+@pytest.mark.parametrize(
+    ("answer", "grounded"),
+    [
+        ("Hem Start självrisk: 3 000 kr.", True),
+        ("Hem Mellan har en självrisk på 1 500 kr.", True),
+        ("Med allrisk till Hem Start är självrisken 1 500 kr.", True),
+        ("Hem Start självrisk: 1 500 kr.", False),  # the cell it names says 3 000
+    ],
+)
+def test_a_table_cell_named_in_full_outweighs_a_line_that_says_more(answer, grounded):
+    verdict = CELL_CHECK(answer)
+    assert verdict.grounded is grounded, verdict.unsupported
