@@ -17,6 +17,7 @@ sides bind words to numbers the same way.
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import pairwise
 
 from grounding.lexicon import merged
@@ -193,6 +194,7 @@ _INCLUSION_AFTER = re.compile(
 _UNBOUNDED = frozenset({Kind.PHONE, Kind.TIME_RANGE, Kind.CODE, Kind.ORDINAL})
 
 
+@lru_cache(maxsize=8192)  # each clause asks for its neighbours' conditions too (number_term)
 def conditions_of(text: str, reading: Reading) -> frozenset[str]:
     """The conditions a number's own words put on its value.
 

@@ -257,12 +257,22 @@ _CONDITION_FAMILIES = ("bound:", "deadline:", "incl:")
 
 def conditions_agree(claim: Claim, fact: Fact) -> bool:
     """Row 4b: a bound or inclusion both state is the same ("över 24 år" is not "under 24 år")."""
+    if not claim.conditions:
+        return True
+    stated_all = _conditions(fact.qualifiers)
+    if not stated_all:
+        return True
     for family in _CONDITION_FAMILIES:
         said = {c for c in claim.conditions if c.startswith(family)}
-        stated = {q for q in fact.qualifiers if q.startswith(family)}
+        stated = {q for q in stated_all if q.startswith(family)}
         if said and stated and not said & stated:
             return False
     return True
+
+
+@lru_cache(maxsize=65536)
+def _conditions(qualifiers: frozenset[str]) -> frozenset[str]:
+    return frozenset(q for q in qualifiers if q.startswith(_CONDITION_FAMILIES))
 
 
 def other_names(claim: Claim, fact: Fact, file_facts: Iterable[Fact]) -> frozenset[str]:

@@ -243,12 +243,13 @@ class AnswerChecker:
 
     def _check(self, claim: Claim) -> NumberCheck:
         candidates = self._candidates(claim)
-        reasons = [reason for fact in candidates if (reason := stated_alike(claim, fact))]
-        alike = [fact for fact in candidates if stated_alike(claim, fact) is None]
+        stated = [(fact, stated_alike(claim, fact)) for fact in candidates]
+        reasons = [reason for _, reason in stated if reason]
+        alike = [fact for fact, reason in stated if reason is None]
         topical = on_topic(claim, alike, self.question_terms)
         # The lines the claim is most about state another bound or condition: a line about
         # something else that states none does not stand in for them.
-        bounded = [f for f in candidates if stated_alike(claim, f) == CONDITION_MISMATCH]
+        bounded = [fact for fact, reason in stated if reason == CONDITION_MISMATCH]
         nearest = on_topic(claim, alike + bounded, self.question_terms) if bounded else []
         if nearest and all(f in bounded for f in nearest):
             topical = alike = []
