@@ -98,3 +98,18 @@ def visible_in_viewport(page, locator) -> bool:
         and box["x"] >= 0
         and box["x"] + box["width"] <= size["width"] + 0.5
     )
+
+
+def staff_console(browser, server_url: str, username: str, password: str, *, timeout=10000):
+    """A staff member's console in a browser context of its own, logged in and live."""
+    import re
+
+    from playwright.sync_api import expect
+
+    page = browser.new_context(locale="sv-SE").new_page()
+    page.goto(server_url + "/staff/")
+    page.get_by_label(re.compile("Användarnamn|Username")).fill(username)
+    page.get_by_label(re.compile("Lösenord|Password")).fill(password)
+    page.get_by_role("button", name=re.compile("Logga in|Log in")).click()
+    expect(page.get_by_role("status", name="Connection")).to_have_text("live", timeout=timeout)
+    return page

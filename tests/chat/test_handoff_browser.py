@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from tests.chat.browser import launch, needs_chromium, wait_connected
+from tests.chat.browser import launch, needs_chromium, staff_console, wait_connected
 from tests.live import daphne_server, manage, prepare_database, product_env
 
 TIMEOUT_MS = 10000
@@ -72,12 +72,7 @@ def test_withheld_customer_gets_a_person_who_replies(server_url, browser):
     ask = customer.get_by_role("button", name="Prata med en person")
     expect(ask.first).to_be_visible(timeout=TIMEOUT_MS)
 
-    staff = browser.new_context(locale="sv-SE").new_page()
-    staff.goto(server_url + "/staff/")
-    staff.get_by_label(re.compile("Användarnamn|Username")).fill("eva")
-    staff.get_by_label(re.compile("Lösenord|Password")).fill("pw-eva-12345")
-    staff.get_by_role("button", name=re.compile("Logga in|Log in")).click()
-    expect(staff.get_by_role("status", name="Connection")).to_have_text("live", timeout=TIMEOUT_MS)
+    staff = staff_console(browser, server_url, "eva", "pw-eva-12345", timeout=TIMEOUT_MS)
 
     conversation = customer.get_by_role("log", name="Samtal")
     ask.first.click()

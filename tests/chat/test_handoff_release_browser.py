@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from tests.chat.browser import launch, needs_chromium, wait_connected
+from tests.chat.browser import launch, needs_chromium, staff_console, wait_connected
 from tests.live import daphne_server, manage, prepare_database, product_env
 
 TIMEOUT_MS = 10000
@@ -51,18 +51,6 @@ def browser():
         browser.close()
 
 
-def staff_console(browser, server_url: str, name: str):
-    from playwright.sync_api import expect
-
-    page = browser.new_context(locale="sv-SE").new_page()
-    page.goto(server_url + "/staff/")
-    page.get_by_label(re.compile("Användarnamn|Username")).fill(name)
-    page.get_by_label(re.compile("Lösenord|Password")).fill(f"pw-{name}-12345")
-    page.get_by_role("button", name=re.compile("Logga in|Log in")).click()
-    expect(page.get_by_role("status", name="Connection")).to_have_text("live", timeout=TIMEOUT_MS)
-    return page
-
-
 def test_a_person_who_closes_the_browser_gives_the_customer_back_to_the_queue(server_url, browser):
     from playwright.sync_api import expect
 
@@ -74,7 +62,8 @@ def test_a_person_who_closes_the_browser_gives_the_customer_back_to_the_queue(se
     ask = customer.get_by_role("button", name="Prata med en person")
     expect(ask.first).to_be_visible(timeout=TIMEOUT_MS)
 
-    eva, bo = staff_console(browser, server_url, "eva"), staff_console(browser, server_url, "bo")
+    eva = staff_console(browser, server_url, "eva", "pw-eva-12345")
+    bo = staff_console(browser, server_url, "bo", "pw-bo-12345")
     conversation = customer.get_by_role("log", name="Samtal")
     ask.first.click()
     expect(conversation.get_by_text("Du står på plats 1 i kön")).to_be_visible(timeout=TIMEOUT_MS)
