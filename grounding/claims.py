@@ -10,11 +10,12 @@ not state as a count is checked again as a clock (``as_clock``).
 
 import re
 from dataclasses import dataclass, replace
+from decimal import Decimal, InvalidOperation
 
 from grounding.clauses import clauses_of, number_term
 from grounding.facts import value_keys
 from grounding.lexicon import merged
-from grounding.notation import Kind, read_numbers
+from grounding.notation import Kind, canonical, read_numbers
 from grounding.terms import terms, text_language
 
 _LIST_MARKER = re.compile(r"\s*(?:[-*]\s+)?(\d{1,2})[.)]\s")
@@ -100,3 +101,38 @@ def as_clock(claim: Claim, before: str) -> Claim | None:
         return None
     clock = "-".join(f"{int(p):02d}:00" for p in parts)
     return replace(claim, kind=Kind.TIME_RANGE if len(parts) == 2 else Kind.TIME, value=clock)
+
+
+# One unit in another, exactly: the subunits of money and the metric prefixes, and the
+# clock's seconds, minutes and hours. Nothing calendar-bound (a month is no fixed number of days).
+_IN_BASE = {
+    "SEK": ("money", Decimal(100)), "öre": ("money", Decimal(1)),
+    "t": ("mass", Decimal(1_000_000)), "kg": ("mass", Decimal(1000)), "g": ("mass", Decimal(1)),
+    "mil": ("length", Decimal(10_000)), "km": ("length", Decimal(1000)), "m": ("length", Decimal(1)),
+    "cm": ("length", Decimal("0.01")), "mm": ("length", Decimal("0.001")),
+    "l": ("volume", Decimal(1000)), "dl": ("volume", Decimal(100)), "cl": ("volume", Decimal(10)),
+    "ml": ("volume", Decimal(1)),
+    "hour": ("time", Decimal(3600)), "minute": ("time", Decimal(60)), "second": ("time", Decimal(1)),
+}  # fmt: skip
+
+
+def in_other_units(claim: Claim) -> list[Claim]:
+    """The claim restated in every other unit of its dimension, where the value is exact:
+    "0,886 kr" is "88,6 öre", "1,5 timme" is "90 minuter", "2 kg" is "2000 g"."""
+    if claim.unit not in _IN_BASE or "-" in claim.value.lstrip("-"):
+        return []
+    dimension, factor = _IN_BASE[claim.unit]
+    try:
+        base = Decimal(claim.value) * factor
+    except InvalidOperation:
+        return []
+    if not base:
+        return []  # nothing in any unit: a zero says its unit as a choice of words
+    restated = []
+    for unit, (other_dimension, other_factor) in _IN_BASE.items():
+        if other_dimension != dimension or unit == claim.unit:
+            continue
+        value = base / other_factor
+        if value == value.quantize(Decimal("0.001")):  # an exact, readable figure only
+            restated.append(replace(claim, value=canonical(value), unit=unit))
+    return restated

@@ -18,7 +18,7 @@ from functools import lru_cache
 from itertools import chain
 from typing import NamedTuple
 
-from grounding.claims import Claim, as_clock, extract_claims
+from grounding.claims import Claim, as_clock, extract_claims, in_other_units
 from grounding.facts import Fact
 from grounding.lookup import FactLookup, FactTable
 from grounding.notation import Kind
@@ -228,7 +228,8 @@ class AnswerChecker:
         return list(found.values())
 
     def _check_read_as_clock(self, claim: Claim, sentence: str) -> NumberCheck:
-        """``_check``; a bare hour or hour range that fails is checked again as a clock.
+        """``_check``; a claim that fails is checked again as a clock, then in each other
+        unit of its dimension (``claims.in_other_units``).
 
         "8–18" is "08:00–18:00" and "till 19" is "19:00" when the KB states that clock.
         """
@@ -236,10 +237,12 @@ class AnswerChecker:
         if checked.unsupported is None:
             return checked
         clock = as_clock(claim, sentence[: claim.start])
-        if clock is None:
-            return checked
-        again = self._check(clock)
-        return NumberCheck(claim, again.citation, None) if again.unsupported is None else checked
+        # In another unit: "0,886 kr/kWh" is the KB's "88,60 öre/kWh", "90 minuter" its "1,5 timme".
+        for again in ([clock] if clock else []) + in_other_units(claim):
+            result = self._check(again)
+            if result.unsupported is None:
+                return NumberCheck(claim, result.citation, None)
+        return checked
 
     def _check(self, claim: Claim) -> NumberCheck:
         candidates = self._candidates(claim)

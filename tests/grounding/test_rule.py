@@ -505,3 +505,31 @@ CELL_CHECK = checker(
 def test_a_table_cell_named_in_full_outweighs_a_line_that_says_more(answer, grounded):
     verdict = CELL_CHECK(answer)
     assert verdict.grounded is grounded, verdict.unsupported
+
+
+UNIT_CHECK = checker(
+    {
+        "kb/el.md": (
+            "# Elpris\n\n- Fastpris: 88,60 öre/kWh\n- Nätavgift: 2 kr/dag\n"
+            "- Installationen tar 1,5 timme.\n- Paketet väger 2 kg.\n"
+        )
+    }
+)
+
+
+@pytest.mark.parametrize(
+    ("answer", "grounded"),
+    [
+        ("Fastpriset är 0,886 kr/kWh.", True),
+        ("Nätavgiften är 200 öre per dag.", True),
+        ("Installationen tar 90 minuter.", True),
+        ("Paketet väger 2000 gram.", True),
+        ("Fastpriset är 88,60 kr/kWh.", False),  # the same figure, the wrong unit
+        ("Nätavgiften är 2 öre per dag.", False),
+        ("Installationen tar 1,5 minuter.", False),
+        ("Paketet väger 2 g.", False),
+    ],
+)
+def test_a_value_in_another_unit_of_its_dimension_is_the_same_value(answer, grounded):
+    verdict = UNIT_CHECK(answer)
+    assert verdict.grounded is grounded, verdict.unsupported
