@@ -125,14 +125,14 @@ def _import_site(client, start, kb_dir, options, report, notify) -> None:
     if not found:
         return  # no page reached: the site is down, not empty; the old files stay
     vanished = {url: path for url, path in manifest.items() if url not in found and url not in kept}
-    if complete:
+    # Only a whole crawl says a page is gone: not one cut short by the page limit, and not
+    # the import of single pages (--depth 0), which says nothing of the site's others.
+    if complete and options.max_depth > 0:
         remove_vanished(kb_dir, vanished, report, keep=options.keep_vanished)
         if options.keep_vanished:
             kept.update(vanished)
     else:
-        kept.update(vanished)  # a cut-short crawl proves nothing about the pages it missed
-    if options.max_depth == 0:
-        kept.update({u: p for u, p in manifest.items() if u not in found})
+        kept.update(vanished)
     write_manifest(kb_dir, folder, {**kept, **found})
 
 

@@ -7,7 +7,7 @@
 | a source whose SHA-1 is unchanged | its file is not touched (``reindex_kb`` then skips it too) | ``unchanged`` |
 | a page of an earlier import of the site that the crawl no longer finds, or that answers 404 or 410 | its file is removed (``--keep-vanished``: kept and only reported) | ``removed`` / ``vanished`` |
 | a page that failed to fetch otherwise (5xx, a timeout, over the size cap) | its previous file is kept | ``failed`` |
-| a crawl that reached no page, or stopped at the page limit | nothing is removed | |
+| a crawl that reached no page, stopped at the page limit, or an import of single pages (``--depth 0``) | nothing is removed | |
 
 Each site's manifest (``imported/<host>/manifest.json``, not markdown, so never indexed)
 maps the site's URLs to their files. Nothing is written outside the KB directory.

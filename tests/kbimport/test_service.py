@@ -131,6 +131,19 @@ def test_depth_zero_imports_only_the_given_page(site, import_settings, tmp_path)
     assert files(tmp_path) == ["imported/127-0-0-1/priser.md"]
 
 
+def test_importing_one_page_of_an_imported_site_removes_none_of_the_others(
+    site, import_settings, tmp_path
+):
+    state, url = site
+    run_import(url + "/", tmp_path)
+    state.version = 2
+    report = run_import(url + "/nyheter", tmp_path, max_depth=0)
+    assert (report.updated, report.removed) == ([url + "/nyheter"], [])
+    assert len(files(tmp_path)) == 8
+    report = run_import(url + "/", tmp_path)  # the whole site again: now the campaign goes
+    assert report.removed == [url + "/gammal-kampanj"]
+
+
 def test_a_sitemap_lists_the_pages_to_import(site, import_settings, tmp_path, monkeypatch):
     state, url = site
     sitemap = (
