@@ -438,6 +438,7 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         """
         self.context = context
         context.client_address = self.address
+        self.services.live.entered(self, context.id)
         self.person = await self.services.customer_connected(conversation_id=context.id)
         if not await self._join_groups(conversation_group(context.id), KB_GROUP):
             return False

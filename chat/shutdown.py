@@ -5,6 +5,11 @@ Whatever server runs the product awaits ``chat.composition.shut_down_connections
 (recorded as interrupted), tells the client and closes with 1001 (going
 away), and the audit writes are waited for. ``config.server.shutdown`` does
 it on daphne's SIGTERM.
+
+The same register answers "is this the conversation's only tab here?" at every
+message (``alone_in``), so it keeps the connections per conversation: a pass over
+every connection of the process per message cost a turn more CPU than its
+grounding at 500 clients (docs/performance.md).
 """
 
 import asyncio
@@ -16,20 +21,34 @@ class LiveConnections:
 
     def __init__(self) -> None:
         self.live: weakref.WeakSet = weakref.WeakSet()
+        self._in_conversation: dict[object, weakref.WeakSet] = {}
 
     def register(self, connection) -> None:
         self.live.add(connection)
 
+    def entered(self, connection, conversation_id) -> None:
+        """``connection`` is now in ``conversation_id`` (a connection is in one at most)."""
+        self._leave(connection)
+        connection.live_conversation = conversation_id
+        self._in_conversation.setdefault(conversation_id, weakref.WeakSet()).add(connection)
+
     def unregister(self, connection) -> None:
         self.live.discard(connection)
+        self._leave(connection)
 
     def alone_in(self, connection, conversation_id) -> bool:
         """Whether no other open connection of this process is in ``conversation_id``."""
-        return not any(
-            other is not connection
-            and getattr(getattr(other, "context", None), "id", None) == conversation_id
-            for other in self.live
-        )
+        others = self._in_conversation.get(conversation_id, ())
+        return all(other is connection for other in others)
+
+    def _leave(self, connection) -> None:
+        conversation_id = getattr(connection, "live_conversation", None)
+        members = self._in_conversation.get(conversation_id)
+        if members is None:
+            return
+        members.discard(connection)
+        if not members:
+            del self._in_conversation[conversation_id]
 
     async def shut_down(self) -> int:
         """End every open chat connection (interrupting its turn); how many there were."""
