@@ -21,6 +21,10 @@ class ConversationContext:
     language: str = "sv"
     previous_query: str | None = None
     history: deque = field(default_factory=_history)  # of Exchange, oldest first
+    # The conversation's row is in the database (it was read from there, or a turn's beginning
+    # wrote it): later beginnings need not create it. Conversations with messages are never
+    # deleted (``Message.conversation`` protects them).
+    stored: bool = False
 
     def remember(self, *, question: str, answer: str, query: str) -> None:
         """Keep a completed exchange for the LLM and the query for follow-ups."""

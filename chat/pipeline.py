@@ -69,6 +69,7 @@ class TurnRecord:
     model: str = ""
     suggestion_id: str = ""
     answer_pk: int | None = None  # the answer's row, once the audit trail wrote the question
+    conversation_stored: bool = False  # the conversation's row exists: the beginning skips it
     person: str | None = None  # set by the beginning when a person owns the conversation
 
 
@@ -121,6 +122,7 @@ class Turn:
             message_id=message_id,
             question=text,
             language=self.language,
+            conversation_stored=context.stored,
         )
         self._started = time.perf_counter()
         self.interrupted = False  # set when the server stops the turn on shutdown
@@ -130,6 +132,8 @@ class Turn:
         the turn's record completed when it ends."""
         try:
             await self.services.begin(self.record)
+            if self.record.answer_pk is not None:
+                self.context.stored = True
             if self.record.person is not None:
                 yield ToPerson(self.message_id, self.record.person)
                 return

@@ -61,7 +61,7 @@ def conversation_context(*, session_key: str) -> ConversationContext:
 def context_of(conversation: Conversation, *, session_key: str) -> ConversationContext:
     """The connection state of an existing conversation: its last exchanges for the LLM."""
     context = ConversationContext(
-        id=conversation.pk, session_key=session_key, language=conversation.language
+        id=conversation.pk, session_key=session_key, language=conversation.language, stored=True
     )
     answered = (
         Message.objects.filter(

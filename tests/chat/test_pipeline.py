@@ -296,3 +296,33 @@ async def test_the_number_check_runs_in_a_thread_only_on_a_large_kb(monkeypatch,
     events = await collect(turn)
     assert events[-1].grounded is True
     assert len(threaded) == hops
+
+
+async def test_after_the_first_beginning_the_conversation_is_known_stored():
+    """The first turn's beginning writes the conversation; the next turn's record says so, and
+    its beginning (in the real audit trail) adds no conversation row."""
+    context = ConversationContext()
+    services = using(ScriptedBackend(["Premium ", "kostar ", "399 kr/månad", "."]))
+    first = Turn(context=context, text="Vad kostar premium?", message_id="s1", services=services)
+    assert not first.record.conversation_stored
+    await collect(first)
+    assert context.stored
+    second = Turn(context=context, text="Vad kostar premium?", message_id="s2", services=services)
+    assert second.record.conversation_stored
+    await collect(second)
+    assert (await assistant_row("s2")).status == Message.Status.DONE
+
+
+async def test_a_beginning_that_was_not_written_leaves_the_conversation_unknown():
+    context = ConversationContext()
+
+    async def away(record: TurnRecord) -> None:  # the database is away: no answer row yet
+        return None
+
+    services = dataclasses.replace(
+        using(ScriptedBackend(["Premium ", "kostar ", "399 kr/månad", "."])), begin=away
+    )
+    await collect(
+        Turn(context=context, text="Vad kostar premium?", message_id="u1", services=services)
+    )
+    assert not context.stored

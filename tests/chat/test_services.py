@@ -4,6 +4,8 @@ import datetime as dt
 import uuid
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from chat.models import Conversation, Message, session_hash
@@ -150,3 +152,22 @@ def test_feedback_needs_an_answer_of_the_same_conversation():
     assert feedback.message.text == "Svar 1"
     with pytest.raises(MessageNotFound):
         feedback_create(conversation_id=mine, message_id="m2", rating="up")
+
+
+def test_a_beginning_of_a_stored_conversation_writes_no_conversation_row():
+    """Known stored (an earlier turn wrote it, or it was read): only the two messages."""
+    conversation_id = uuid.uuid4()
+    turn_begin(record=record(conversation_id, 1))
+    later = record(conversation_id, 2, conversation_stored=True)
+    with CaptureQueriesContext(connection) as queries:
+        turn_begin(record=later)
+    statements = [q["sql"] for q in queries if "SAVEPOINT" not in q["sql"]]
+    assert not any("chat_conversation" in sql for sql in statements)
+    assert Message.objects.filter(conversation_id=conversation_id).count() == 4
+
+
+def test_a_beginning_not_known_stored_creates_its_conversation_once():
+    conversation_id = uuid.uuid4()
+    turn_begin(record=record(conversation_id, 1))
+    turn_begin(record=record(conversation_id, 2))  # not known stored: the insert is a no-op
+    assert Conversation.objects.filter(pk=conversation_id).count() == 1
