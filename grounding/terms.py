@@ -26,7 +26,7 @@ import simplemma
 
 from grounding.lexicon import LEXICONS, merged
 from grounding.numerals import EN_PARTS, SV_PARTS
-from grounding.text import ENGLISH, STOPWORDS, SWEDISH, detect_language
+from grounding.text import ENGLISH, STOPWORDS, SWEDISH, marked_language
 
 # A word; letters written together with digits ("SE4") are an identifier, not a word.
 _TOKEN = re.compile(
@@ -232,16 +232,19 @@ def warm_up() -> None:
 def text_language(text: str) -> str:
     """``"sv"`` or ``"en"`` for reading an answer's numbers and words.
 
-    The chat's marker-based ``detect_language`` first; where it has no markers to go by
-    (it then says Swedish), simplemma's dictionaries decide by which language knows more
-    of the words ("Payment terms: 30 days net").
+    The marker words and å/ä/ö first (``marked_language``); where they do not decide,
+    simplemma's dictionaries decide by which language knows more of the words ("Payment
+    terms: 30 days net"), and Swedish when those do not either. (Marker words that decide
+    spare the dictionary look-up of every question: 4 % of the event loop in ``make bench``.)
     """
-    language = detect_language(text)
-    if language == SWEDISH and not _SWEDISH_SIGNS.search(text):
+    language = marked_language(text)
+    if language is not None:
+        return language
+    if not _SWEDISH_SIGNS.search(text):
         ranked = dict(simplemma.langdetect(text, lang=(SWEDISH, ENGLISH)))
         if ranked.get(ENGLISH, 0.0) > ranked.get(SWEDISH, 0.0):
             return ENGLISH
-    return language
+    return SWEDISH
 
 
 _SWEDISH_SIGNS = re.compile(r"[åäöÅÄÖ]")

@@ -185,8 +185,14 @@ def content_terms(text: str) -> list[str]:
 
 def detect_language(text: str) -> str:
     """``"sv"`` or ``"en"``: by marker words, then by å/ä/ö; Swedish when unsure."""
+    return marked_language(text) or SWEDISH
+
+
+def marked_language(text: str) -> str | None:
+    """``"sv"`` or ``"en"`` where marker words and å/ä/ö say more of one language than of the
+    other; ``None`` where they do not (no markers, or as many of each)."""
     if not words(text):
-        return SWEDISH
+        return None
     sv = 1 if _SWEDISH_LETTERS.search(text) else 0
     en = 0
     for word in words(text):
@@ -196,4 +202,4 @@ def detect_language(text: str) -> str:
         en += word in _EN_MARKERS
     if sv != en:
         return SWEDISH if sv > en else ENGLISH
-    return SWEDISH
+    return None

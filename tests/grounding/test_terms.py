@@ -41,6 +41,20 @@ def test_language_of_an_answer():
     assert text_language("Ring växeln") == "sv"
 
 
+def test_marker_words_that_decide_the_language_spare_the_dictionaries(monkeypatch):
+    """A question's own markers ("vad", "the") decide; the dictionaries only break a tie."""
+    import simplemma
+
+    asked = []
+    real = simplemma.langdetect
+    monkeypatch.setattr(simplemma, "langdetect", lambda *a, **k: asked.append(a) or real(*a, **k))
+    assert text_language("Vad kostar premium?") == "sv"
+    assert text_language("What does the premium plan cost?") == "en"
+    assert asked == []
+    assert text_language("Payment terms: 30 days net") == "en"
+    assert len(asked) == 1
+
+
 def test_a_capitalised_stopword_inside_a_sentence_is_part_of_a_name():
     assert {"hem", "mellan"} <= terms("Hem Mellan kostar 139 kr", "sv")
     assert "mellan" not in terms("för dig mellan 18 och 29 år", "sv")
