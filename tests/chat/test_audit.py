@@ -4,6 +4,7 @@ process dies mid-stream."""
 import asyncio
 import logging
 import threading
+import time
 import uuid
 from collections.abc import AsyncIterator
 
@@ -274,3 +275,44 @@ async def test_a_lone_surrogate_id_gets_an_invalid_message_frame():
     frame = await ws.receive_json_from(timeout=5)
     assert frame["type"] == "error" and frame["code"] == "invalid_message"
     await ws.disconnect()
+
+
+class OverlapCounter:
+    """A ``write_batch`` that takes a while in its thread and counts batches written at once."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.now = self.most = 0
+
+    def write_batch(self, *, writes) -> list[object]:
+        with self.lock:
+            self.now += 1
+            self.most = max(self.most, self.now)
+        time.sleep(0.02)
+        with self.lock:
+            self.now -= 1
+        return [Begun(answer_pk=1) if kind == "begin" else 1 for kind, _ in writes]
+
+
+async def _beginnings_beside_completions(writer: AuditWriter) -> None:
+    for n in range(4):
+        writer.complete_later(turn(100 + n))  # completions of turns begun elsewhere
+        await writer.begin(turn(n))
+    await writer.drain()
+
+
+@pytest.mark.parametrize(("one_writer", "most"), [(True, 1), (False, 2)])
+async def test_on_a_one_writer_database_the_lanes_take_turns(one_writer, most):
+    """SQLite writes one transaction at a time: a second batch would only sleep in its busy
+    handler, so the writer sends one batch at a time (and two where the database can)."""
+    database = OverlapCounter()
+    writer = AuditWriter(max_queue=100, write_batch=database.write_batch, one_writer=one_writer)
+    await _beginnings_beside_completions(writer)
+    assert database.most == most
+
+
+def test_the_process_writer_takes_turns_on_sqlite_only():
+    async def made() -> AuditWriter:
+        return audit.writer()
+
+    assert (asyncio.run(made()).one_writer is not None) == (connection.vendor == "sqlite")
