@@ -46,8 +46,10 @@ format: install
 	$(UV) run ruff format .
 	$(UV) run ruff check --fix .
 
+# The product runs on SQLite and, when this server answers, on PostgreSQL too (BENCH_POSTGRES= for SQLite only).
+BENCH_POSTGRES ?= postgres://postgres@127.0.0.1:5432/postgres
 bench: install
-	$(UV) run python -m bench
+	$(UV) run python -m bench --postgres "$(BENCH_POSTGRES)"
 
 # The README's two screenshots of the chat page, from the current code (needs Chromium).
 screenshots: install

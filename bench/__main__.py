@@ -7,11 +7,14 @@
     uv run python -m bench --postgres postgres://postgres@127.0.0.1:5432/postgres
 
 Starts every server itself on loopback (the product as ``make run`` does,
-against a throwaway SQLite database; the bare Channels floor on the same
-daphne; the plain ``websockets`` floor) and drives them from a separate client
-process (``bench.client``). Scenarios:
+against a throwaway SQLite database, and with ``--postgres`` once more against
+a throwaway PostgreSQL database; the bare Channels floor on the same daphne;
+the plain ``websockets`` floor) and drives them from a separate client process
+(``bench.client``). ``make bench`` passes the local PostgreSQL server when one
+answers. Scenarios:
 
-1. latency: one client, token delay 0, time to the first ``stream`` and to ``response``;
+1. latency: one client, token delay 0, time to the first ``stream`` and to ``response``,
+   and apart from it the question's retrieval (``bench.scenarios.question``);
 2. load: N clients connected first, then 5 turns each at once with a 50 ms token delay;
 3. grounding microbenchmarks (``bench.scenarios.grounding``, no server);
 4. actions: concurrent confirms of distinct suggestions, and of one suggestion.
@@ -40,7 +43,15 @@ import psutil
 
 from bench import patches, report
 from bench.limits import raise_open_files_limit
-from bench.servers import CHANNELS_FLOOR, KINDS, PRODUCT, Server, Workspace, serve
+from bench.servers import (
+    CHANNELS_FLOOR,
+    PRODUCT,
+    PRODUCT_PG,
+    WEBSOCKETS_FLOOR,
+    Server,
+    Workspace,
+    serve,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 MB = 1024 * 1024
@@ -81,8 +92,9 @@ def parse_args(argv=None):
         "--postgres",
         metavar="URL",
         default=None,
-        help="run the product on PostgreSQL databases created on this server "
-        "(e.g. postgres://postgres@127.0.0.1:5432/postgres) instead of SQLite",
+        help="also run the product (scenarios 1 and 2) on PostgreSQL databases created on "
+        "this server (e.g. postgres://postgres@127.0.0.1:5432/postgres); skipped with a "
+        "note when it does not answer",
     )
     parser.add_argument(
         "--patches",
@@ -292,18 +304,40 @@ def measured(server: Server, measure) -> dict:
     return result
 
 
-def scenario_latency(ws: Workspace, args) -> dict:
+def servers_under_test(ws: Workspace, pg_ws: Workspace | None) -> list[tuple[str, Workspace]]:
+    """Each server of scenarios 1 and 2 with the workspace it runs from."""
+    products = [(PRODUCT, ws)] + ([(PRODUCT_PG, pg_ws)] if pg_ws is not None else [])
+    return [*products, (CHANNELS_FLOOR, ws), (WEBSOCKETS_FLOOR, ws)]
+
+
+def scenario_latency(ws: Workspace, pg_ws: Workspace | None, args) -> dict:
     runs = {}
-    for kind in KINDS:
+    for kind, workspace in servers_under_test(ws, pg_ws):
         log(f"S1 latency: {kind}, {args.latency_turns} turns")
-        with serve(kind, ws, delay_ms=0) as server:
+        with serve(kind, workspace, delay_ms=0) as server:
             runs[kind] = measured(
                 server, partial(run_client, "latency", server, "--turns", args.latency_turns)
             )
+    runs["retrieval"] = question_retrieval(ws)
     return runs
 
 
-def scenario_load(ws: Workspace, args) -> dict:
+def question_retrieval(ws: Workspace) -> dict:
+    """The bench question's retrieval, in process on the product's KB (``bench.scenarios``)."""
+    log("S1 the question's retrieval, in process")
+    done = subprocess.run(
+        [sys.executable, "-m", "bench.scenarios.question", f"sqlite:///{ws.template_db}"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=CLIENT_TIMEOUT,
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"question retrieval failed:\n{done.stderr[-3000:]}")
+    return json.loads(done.stdout.splitlines()[-1])
+
+
+def scenario_load(ws: Workspace, pg_ws: Workspace | None, args) -> dict:
     """Each server under N clients; at the target count, ``--repeat`` rounds of all three.
 
     A round runs the product and both floors one after the other, so a busy
@@ -314,14 +348,15 @@ def scenario_load(ws: Workspace, args) -> dict:
     results = {}
     for clients in args.client_counts:
         rounds = args.repeat if clients == report.TARGET_LOAD_CLIENTS else 1
-        all_runs: dict[str, list[dict]] = {kind: [] for kind in KINDS}
+        servers = servers_under_test(ws, pg_ws)
+        all_runs: dict[str, list[dict]] = {kind: [] for kind, _ in servers}
         for number in range(rounds):
-            for kind in KINDS:
+            for kind, workspace in servers:
                 log(
                     f"S2 load: {kind}, {clients} clients x {args.turns} turns"
                     + (f" (round {number + 1} of {rounds})" if rounds > 1 else "")
                 )
-                with serve(kind, ws, delay_ms=args.delay_ms) as server:
+                with serve(kind, workspace, delay_ms=args.delay_ms) as server:
                     all_runs[kind].append(
                         measured(
                             server,
@@ -477,6 +512,20 @@ def _print_profile(title: str, summary: dict) -> None:
 # -- main ------------------------------------------------------------------------
 
 
+def postgres_answers(url: str | None) -> bool:
+    """Whether ``url`` names a PostgreSQL server that answers (else a note, and SQLite only)."""
+    if not url:
+        return False
+    import psycopg
+
+    try:
+        psycopg.connect(url, connect_timeout=3).close()
+    except psycopg.Error as exc:
+        log(f"PostgreSQL at {url} does not answer ({exc}): the product runs on SQLite only")
+        return False
+    return True
+
+
 def build_rows(results: dict, args, total_s: float) -> list[report.Row]:
     rows = []
     if "scenario1" in results:
@@ -516,19 +565,23 @@ def main(argv=None) -> None:
     }
     results: dict = {"meta": meta}
     workdir = Path(tempfile.mkdtemp(prefix="bench-"))
-    ws = Workspace(workdir, postgres=args.postgres)
-    meta["database"] = "postgresql" if args.postgres else "sqlite"
+    ws = Workspace(workdir)
+    pg_ws = Workspace(workdir, postgres=args.postgres) if postgres_answers(args.postgres) else None
+    meta["databases"] = ["sqlite"] + (["postgresql"] if pg_ws else [])
     try:
         log(f"preparing the product database in {workdir}")
         ws.prepare()
+        if pg_ws is not None:
+            log("preparing the product's PostgreSQL template database")
+            pg_ws.prepare()
         needs_servers = {1, 2, 4} & set(args.scenarios) or args.profile or args.patches
         if needs_servers:
             record_turn(ws)
             meta["frames"], meta["response_text"] = ws.frames, ws.response.get("text")
         if 1 in args.scenarios:
-            results["scenario1"] = scenario_latency(ws, args)
+            results["scenario1"] = scenario_latency(ws, pg_ws, args)
         if 2 in args.scenarios:
-            results["scenario2"] = scenario_load(ws, args)
+            results["scenario2"] = scenario_load(ws, pg_ws, args)
         if 3 in args.scenarios:
             results["scenario3"] = scenario_grounding(args)
         if 4 in args.scenarios:
@@ -539,7 +592,8 @@ def main(argv=None) -> None:
             args.out.parent.mkdir(parents=True, exist_ok=True)
             results["profile"] = profile_runs(ws, args, args.out.parent)
     finally:
-        ws.close()
+        if pg_ws is not None:
+            pg_ws.close()
         if not args.keep:
             shutil.rmtree(workdir, ignore_errors=True)
         else:

@@ -27,6 +27,9 @@ from tests.live import ROOT, free_port, prepare_database, product_env, wait_for_
 
 PRODUCT, CHANNELS_FLOOR, WEBSOCKETS_FLOOR = "product", "channels floor", "websockets floor"
 KINDS = (PRODUCT, CHANNELS_FLOOR, WEBSOCKETS_FLOOR)
+# The product again, on PostgreSQL (``--postgres``): served from a workspace whose
+# databases are created on that server.
+PRODUCT_PG = "product on PostgreSQL"
 
 
 @dataclass(frozen=True)
@@ -127,7 +130,7 @@ def _daphne(application: str, port: int, profile_to: Path | None) -> list[str]:
 
 
 def _command_and_env(kind: str, ws: Workspace, port: int, delay_ms: int, profile_to, settings):
-    if kind == PRODUCT:
+    if kind in (PRODUCT, PRODUCT_PG):
         env = product_env(
             **settings,
             DATABASE_URL=ws.fresh_db(),
