@@ -10,9 +10,19 @@ saw (``make bench``). So at most ``TURN_STARTS_PER_PASS`` turns start per
 pass of the loop; the others wait, first come first served, and the frames
 that fall due meanwhile go out in between. Under overload the wait moves to
 the start of new answers (their first token), never into the middle of one.
-One start per pass (the default) kept streams smoothest at 500 clients
-(``make bench`` rounds: p99 73 ms on average against 85 ms with 4, the worst
-97 against 143 ms), and the first token came no later than with 4.
+How many per pass (``make bench``, 500 clients, three interleaved rounds each):
+
+| per pass | CPU per turn | first stream p50 / p99 | gap between frames p99 | when     |
+|----------|--------------|------------------------|------------------------|----------|
+| 1        | 1.78 ms      | 613 / 889 ms           | 20 ms                  | issue 23 |
+| 8        | 1.59 ms      | 478 / 788 ms           | 28 ms                  | issue 23 |
+| 32       | 1.34 ms      | 374 / 565 ms           | 29 ms (floor: 34-58)   | issue 23 |
+
+One per pass had kept streams smoothest when a turn's start cost a millisecond
+(p99 73 against 85 ms with 4); since the start costs about 0.3 ms, every pass
+the gate adds is the dearer part: each admitted turn waited a whole pass of
+the loop over hundreds of sockets, which cost CPU and held the first token
+back. 32 per pass (the default) holds a pass to about 10 ms of starts.
 """
 
 import asyncio

@@ -286,7 +286,7 @@ STAFF_RATE_LIMIT = env("STAFF_RATE_LIMIT", default="60/10")
 WS_MAX_CONNECTIONS_PER_IP = env.int("WS_MAX_CONNECTIONS_PER_IP", default=50)
 # Turns that may start per pass of the event loop; streams in progress go first
 # (chat/admission.py). 0: no limit.
-TURN_STARTS_PER_PASS = env.int("TURN_STARTS_PER_PASS", default=1)
+TURN_STARTS_PER_PASS = env.int("TURN_STARTS_PER_PASS", default=32)
 # Server patches, installed by `python -m config.serve` only (config/server/; what
 # each is worth: the README's "Server patches" table). Plain daphne and uvicorn
 # serve the product without them.
