@@ -6,7 +6,8 @@ In process, on a throwaway SQLite database (``DATABASE_URL`` to measure
 PostgreSQL): 500 turns of new conversations begun in batches of 50 as the
 group commit writes them, then completed with a typical answer. Prints the
 median of 5 rounds of process CPU per turn, for the beginning (the write that
-stands between a question and its first token) and the completion. On the
+stands between a question and its first token) of a new conversation and of
+one already stored (each connection's later questions), and the completion. On the
 server these run on a worker thread that shares the GIL with the event loop,
 so their Python work delays every frame.
 """
@@ -35,7 +36,7 @@ def main() -> None:
 
         call_command("migrate", verbosity=0)
         answer = "Premium kostar 399 kr/månad och har 5 TB lagring. " * 4
-        begins, completes = [], []
+        begins, completes, later_begins = [], [], []
         for _ in range(ROUNDS):
             records = [
                 TurnRecord(
@@ -64,12 +65,30 @@ def main() -> None:
                 audit.audit_write_batch(
                     writes=[(audit.COMPLETE, r) for r in records[i : i + BATCH]]
                 )
+            completed_at = time.process_time()
+            # Each conversation's next question: its row is known stored (the usual turn).
+            later = [
+                TurnRecord(
+                    conversation_id=r.conversation_id,
+                    session_key="bench",
+                    message_id=f"{r.message_id}-2",
+                    question="Vad kostar Premium?",
+                    language="sv",
+                    conversation_stored=True,
+                )
+                for r in records
+            ]
+            later_started = time.process_time()
+            for i in range(0, TURNS, BATCH):
+                audit.audit_write_batch(writes=[(audit.BEGIN, r) for r in later[i : i + BATCH]])
             begins.append(begun_at - started)
-            completes.append(time.process_time() - begun_at)
+            completes.append(completed_at - begun_at)
+            later_begins.append(time.process_time() - later_started)
         per_turn = 1e6 / TURNS
         print(
             f"audit CPU per turn (median of {ROUNDS} x {TURNS}, batches of {BATCH}): "
-            f"beginning {statistics.median(begins) * per_turn:.0f} us, "
+            f"beginning {statistics.median(begins) * per_turn:.0f} us (a new conversation), "
+            f"{statistics.median(later_begins) * per_turn:.0f} us (a stored one), "
             f"completion {statistics.median(completes) * per_turn:.0f} us"
         )
 
