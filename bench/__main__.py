@@ -140,16 +140,15 @@ def client_command(mode: str, server: Server, *options) -> list[str]:
 
 def run_client(mode: str, server: Server, *options) -> dict:
     """A client run without stages: its result."""
-    done = subprocess.run(
-        client_command(mode, server, *options),
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=CLIENT_TIMEOUT,
-    )
+    return last_json(client_command(mode, server, *options), f"client {mode}")["result"]
+
+
+def last_json(command: list[str], what: str) -> dict:
+    """Run ``command`` in a process of its own; the JSON object it prints last."""
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=CLIENT_TIMEOUT)
     if done.returncode != 0:
-        raise RuntimeError(f"client {mode} failed:\n{done.stderr[-3000:]}")
-    return json.loads(done.stdout.splitlines()[-1])["result"]
+        raise RuntimeError(f"{what} failed:\n{done.stderr[-3000:]}")
+    return json.loads(done.stdout.splitlines()[-1])
 
 
 class PeakRss(threading.Thread):
@@ -325,16 +324,12 @@ def scenario_latency(ws: Workspace, pg_ws: Workspace | None, args) -> dict:
 def question_retrieval(ws: Workspace) -> dict:
     """The bench question's retrieval, in process on the product's KB (``bench.scenarios``)."""
     log("S1 the question's retrieval, in process")
-    done = subprocess.run(
-        [sys.executable, "-m", "bench.scenarios.question", f"sqlite:///{ws.template_db}"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=CLIENT_TIMEOUT,
-    )
-    if done.returncode != 0:
-        raise RuntimeError(f"question retrieval failed:\n{done.stderr[-3000:]}")
-    return json.loads(done.stdout.splitlines()[-1])
+    return scenario_process("bench.scenarios.question", f"sqlite:///{ws.template_db}")
+
+
+def scenario_process(module: str, *args: str) -> dict:
+    """Run a ``bench.scenarios`` module in a process of its own; the JSON it prints last."""
+    return last_json([sys.executable, "-m", module, *args], module)
 
 
 def scenario_load(ws: Workspace, pg_ws: Workspace | None, args) -> dict:
@@ -383,24 +378,9 @@ def median_run(runs: list[dict]) -> dict:
 
 def scenario_grounding(args) -> dict:
     log(f"S3 grounding: {args.files} files, {args.chunks} chunks")
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "bench.scenarios.grounding",
-            "--files",
-            str(args.files),
-            "--chunks",
-            str(args.chunks),
-        ],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=CLIENT_TIMEOUT,
+    return scenario_process(
+        "bench.scenarios.grounding", "--files", str(args.files), "--chunks", str(args.chunks)
     )
-    if done.returncode != 0:
-        raise RuntimeError(f"grounding scenario failed:\n{done.stderr[-3000:]}")
-    return json.loads(done.stdout.splitlines()[-1])
 
 
 def scenario_actions(ws: Workspace, args) -> dict:
