@@ -23,9 +23,17 @@ One per pass had kept streams smoothest when a turn's start cost a millisecond
 the gate adds is the dearer part: each admitted turn waited a whole pass of
 the loop over hundreds of sockets, which cost CPU and held the first token
 back. 32 per pass (the default) holds a pass to about 10 ms of starts.
+
+A count alone does not bound a pass where one start is dear (a question about
+thousands of like lines of a huge KB: tens of milliseconds), so a pass also
+stops admitting once its starts have taken ``TURN_START_BUDGET_MS``: a turn
+admitted past that gives its place back (first in the queue) for the next pass.
+The first start of a pass always goes, so a pass's starts take at most the
+budget plus one start.
 """
 
 import asyncio
+import time
 import weakref
 from collections import deque
 
@@ -33,12 +41,18 @@ from django.conf import settings
 
 
 class TurnGate:
-    """Admits at most ``per_pass`` turn starts per pass of one event loop, in arrival order."""
+    """Admits at most ``per_pass`` turn starts per pass of one event loop, in arrival order,
+    and none once the pass's starts have taken ``budget_s``."""
 
-    def __init__(self, per_pass: int, loop: asyncio.AbstractEventLoop) -> None:
+    def __init__(
+        self, per_pass: int, loop: asyncio.AbstractEventLoop, *, budget_s: float = 0.02
+    ) -> None:
         self.per_pass = per_pass
+        self.budget_s = budget_s
         self.loop = loop
         self.admitted = 0  # in the current pass
+        self.first_start: float | None = None  # when the current pass's first start began
+        self.given_back = 0  # places given back in the current pass (they go first, in order)
         self.waiting: deque[asyncio.Future] = deque()
         self.pass_scheduled = False
 
@@ -47,17 +61,39 @@ class TurnGate:
         if self.per_pass <= 0:
             return
         self._schedule_next_pass()
-        if self.admitted < self.per_pass and not self.waiting:
+        if self.admitted < self.per_pass and not self.waiting and self._within_budget():
             self.admitted += 1
+            self._starting()
             return
+        given_back = False
+        while True:
+            await self._wait_for_a_place(given_back)
+            if self._within_budget():
+                self._starting()
+                return
+            given_back = True  # the pass's starts took their time: first in the next pass
+
+    async def _wait_for_a_place(self, given_back: bool) -> None:
         waiter = self.loop.create_future()
-        self.waiting.append(waiter)
+        if given_back:
+            self.waiting.insert(self.given_back, waiter)  # ahead of later arrivals, in order
+            self.given_back += 1
+        else:
+            self.waiting.append(waiter)
+        self._schedule_next_pass()
         try:
             await waiter
         except asyncio.CancelledError:
             if waiter.done() and not waiter.cancelled():
                 self._admit_waiting()  # admitted, then cancelled: pass the place on
             raise
+
+    def _within_budget(self) -> bool:
+        return self.first_start is None or time.perf_counter() - self.first_start < self.budget_s
+
+    def _starting(self) -> None:
+        if self.first_start is None:
+            self.first_start = time.perf_counter()
 
     def _schedule_next_pass(self) -> None:
         if not self.pass_scheduled:
@@ -67,6 +103,8 @@ class TurnGate:
     def _next_pass(self) -> None:
         self.pass_scheduled = False
         self.admitted = 0
+        self.first_start = None
+        self.given_back = 0
         self._admit_waiting()
         if self.waiting:
             self._schedule_next_pass()
@@ -86,8 +124,13 @@ def gate() -> TurnGate:
     """The running loop's gate (each test runs its own loop)."""
     loop = asyncio.get_running_loop()
     found = _gates.get(loop)
-    if found is None or found.per_pass != settings.TURN_STARTS_PER_PASS:
-        found = _gates[loop] = TurnGate(settings.TURN_STARTS_PER_PASS, loop)
+    budget_s = settings.TURN_START_BUDGET_MS / 1000
+    if (
+        found is None
+        or found.per_pass != settings.TURN_STARTS_PER_PASS
+        or found.budget_s != budget_s
+    ):
+        found = _gates[loop] = TurnGate(settings.TURN_STARTS_PER_PASS, loop, budget_s=budget_s)
     return found
 
 

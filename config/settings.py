@@ -287,6 +287,8 @@ WS_MAX_CONNECTIONS_PER_IP = env.int("WS_MAX_CONNECTIONS_PER_IP", default=50)
 # Turns that may start per pass of the event loop; streams in progress go first
 # (chat/admission.py). 0: no limit.
 TURN_STARTS_PER_PASS = env.int("TURN_STARTS_PER_PASS", default=32)
+# ... and no more once a pass's starts have taken this long (one start always goes).
+TURN_START_BUDGET_MS = env.float("TURN_START_BUDGET_MS", default=20.0)
 # Server patches, installed by `python -m config.serve` only (config/server/; what
 # each is worth: the README's "Server patches" table). Plain daphne and uvicorn
 # serve the product without them.

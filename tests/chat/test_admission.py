@@ -1,6 +1,7 @@
 """The turn gate: a few turn starts per pass of the loop, frames of running streams in between."""
 
 import asyncio
+import time
 from contextlib import nullcontext
 
 import pytest
@@ -105,3 +106,39 @@ async def test_zero_means_no_limit():
     await asyncio.gather(*(turn() for _ in range(20)))
     counting.cancel()
     assert len(set(seen)) == 1
+
+
+async def test_a_pass_admits_no_more_once_its_starts_have_taken_the_budget():
+    """Dear starts (6 ms each, a huge KB's) through a gate of 32 with a 10 ms budget: at most
+    two per pass, every one of them started, in arrival order."""
+    gate = TurnGate(32, asyncio.get_running_loop(), budget_s=0.01)
+    ticks = [0]
+    counting = asyncio.create_task(ticker(ticks))
+    started: list[tuple[int, int]] = []
+
+    async def turn(number: int) -> None:
+        await gate.enter()
+        started.append((number, ticks[0]))
+        time.sleep(0.006)  # the start's work, on the loop
+
+    await asyncio.gather(*(turn(n) for n in range(6)))
+    counting.cancel()
+    assert [number for number, _ in started] == list(range(6))
+    per_pass: dict[int, int] = {}
+    for _, tick in started:
+        per_pass[tick] = per_pass.get(tick, 0) + 1
+    assert max(per_pass.values()) <= 2
+
+
+async def test_the_first_start_of_a_pass_always_goes():
+    """A budget of nothing still starts one turn per pass."""
+    gate = TurnGate(32, asyncio.get_running_loop(), budget_s=0.0)
+    started: list[int] = []
+
+    async def turn(number: int) -> None:
+        await gate.enter()
+        started.append(number)
+        time.sleep(0.001)
+
+    await asyncio.wait_for(asyncio.gather(*(turn(n) for n in range(5))), timeout=5)
+    assert started == list(range(5))
