@@ -27,7 +27,7 @@ import time
 from django.conf import settings
 
 logger = logging.getLogger(__name__)
-_AUTOMATIC_FULL_OFF = 1_000_000  # gen1 collections between full ones: never, in practice
+AUTOMATIC_FULL_OFF = 1_000_000  # gen1 collections between full ones: never, in practice
 
 
 def tune(*, freeze: bool, full_collection_seconds: float, young_threshold: int = 0) -> None:
@@ -40,7 +40,7 @@ def tune(*, freeze: bool, full_collection_seconds: float, young_threshold: int =
         gc.freeze()
     if full_collection_seconds > 0:
         young, middle, _ = gc.get_threshold()
-        gc.set_threshold(young, middle, _AUTOMATIC_FULL_OFF)
+        gc.set_threshold(young, middle, AUTOMATIC_FULL_OFF)
         threading.Thread(
             target=_collect_every,
             args=(full_collection_seconds,),
