@@ -16,9 +16,9 @@ async def ticker(ticks: list[int]) -> None:
         await asyncio.sleep(0)
 
 
-async def test_at_most_per_pass_turns_start_in_one_pass_in_arrival_order():
-    """Ten turns at once through a gate of 3: three per pass, first come first served."""
-    gate = TurnGate(3, asyncio.get_running_loop())
+async def starts_per_pass(gate: TurnGate, turns: int, work_s: float = 0.0) -> dict[int, int]:
+    """``turns`` turns at once through ``gate``, each doing ``work_s`` of blocking start work:
+    how many started in each pass of the loop. Asserts they started in arrival order."""
     ticks = [0]
     counting = asyncio.create_task(ticker(ticks))
     started: list[tuple[int, int]] = []
@@ -26,13 +26,21 @@ async def test_at_most_per_pass_turns_start_in_one_pass_in_arrival_order():
     async def turn(number: int) -> None:
         await gate.enter()
         started.append((number, ticks[0]))
+        if work_s:
+            time.sleep(work_s)  # the start's work, on the loop
 
-    await asyncio.gather(*(turn(n) for n in range(10)))
+    await asyncio.gather(*(turn(n) for n in range(turns)))
     counting.cancel()
-    assert [number for number, _ in started] == list(range(10))
+    assert [number for number, _ in started] == list(range(turns))
     per_pass: dict[int, int] = {}
     for _, tick in started:
         per_pass[tick] = per_pass.get(tick, 0) + 1
+    return per_pass
+
+
+async def test_at_most_per_pass_turns_start_in_one_pass_in_arrival_order():
+    """Ten turns at once through a gate of 3: three per pass, first come first served."""
+    per_pass = await starts_per_pass(TurnGate(3, asyncio.get_running_loop()), 10)
     assert max(per_pass.values()) <= 3
     assert len(per_pass) >= 4
 
@@ -112,33 +120,12 @@ async def test_a_pass_admits_no_more_once_its_starts_have_taken_the_budget():
     """Dear starts (6 ms each, a huge KB's) through a gate of 32 with a 10 ms budget: at most
     two per pass, every one of them started, in arrival order."""
     gate = TurnGate(32, asyncio.get_running_loop(), budget_s=0.01)
-    ticks = [0]
-    counting = asyncio.create_task(ticker(ticks))
-    started: list[tuple[int, int]] = []
-
-    async def turn(number: int) -> None:
-        await gate.enter()
-        started.append((number, ticks[0]))
-        time.sleep(0.006)  # the start's work, on the loop
-
-    await asyncio.gather(*(turn(n) for n in range(6)))
-    counting.cancel()
-    assert [number for number, _ in started] == list(range(6))
-    per_pass: dict[int, int] = {}
-    for _, tick in started:
-        per_pass[tick] = per_pass.get(tick, 0) + 1
+    per_pass = await starts_per_pass(gate, 6, work_s=0.006)
     assert max(per_pass.values()) <= 2
 
 
 async def test_the_first_start_of_a_pass_always_goes():
     """A budget of nothing still starts one turn per pass."""
     gate = TurnGate(32, asyncio.get_running_loop(), budget_s=0.0)
-    started: list[int] = []
-
-    async def turn(number: int) -> None:
-        await gate.enter()
-        started.append(number)
-        time.sleep(0.001)
-
-    await asyncio.wait_for(asyncio.gather(*(turn(n) for n in range(5))), timeout=5)
-    assert started == list(range(5))
+    per_pass = await asyncio.wait_for(starts_per_pass(gate, 5, work_s=0.001), timeout=5)
+    assert sorted(per_pass.values()) == [1, 1, 1, 1, 1]
