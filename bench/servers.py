@@ -26,7 +26,6 @@ import psycopg
 from tests.live import ROOT, free_port, prepare_database, product_env, wait_for_port
 
 PRODUCT, CHANNELS_FLOOR, WEBSOCKETS_FLOOR = "product", "channels floor", "websockets floor"
-KINDS = (PRODUCT, CHANNELS_FLOOR, WEBSOCKETS_FLOOR)
 # The product again, on PostgreSQL (``--postgres``): served from a workspace whose
 # databases are created on that server.
 PRODUCT_PG = "product on PostgreSQL"

@@ -22,6 +22,7 @@ class LiveConnections:
     def __init__(self) -> None:
         self.live: weakref.WeakSet = weakref.WeakSet()
         self._in_conversation: dict[object, weakref.WeakSet] = {}
+        self._conversation_of: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
     def register(self, connection) -> None:
         self.live.add(connection)
@@ -29,7 +30,7 @@ class LiveConnections:
     def entered(self, connection, conversation_id) -> None:
         """``connection`` is now in ``conversation_id`` (a connection is in one at most)."""
         self._leave(connection)
-        connection.live_conversation = conversation_id
+        self._conversation_of[connection] = conversation_id
         self._in_conversation.setdefault(conversation_id, weakref.WeakSet()).add(connection)
 
     def unregister(self, connection) -> None:
@@ -42,7 +43,7 @@ class LiveConnections:
         return all(other is connection for other in others)
 
     def _leave(self, connection) -> None:
-        conversation_id = getattr(connection, "live_conversation", None)
+        conversation_id = self._conversation_of.pop(connection, None)
         members = self._in_conversation.get(conversation_id)
         if members is None:
             return
