@@ -42,6 +42,7 @@ import asyncio
 import logging
 import weakref
 from collections import deque
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from itertools import islice
 
@@ -107,7 +108,7 @@ def _write_together(writes: list[tuple[str, object]]) -> list[object]:
     for record, answer_pk in zip(late, turns_begin(records=late), strict=True):
         results[LATE_BEGIN, id(record)] = answer_pks[id(record)] = answer_pk
     completions = [(r, answer_pks.get(id(r), r.answer_pk)) for r in of(COMPLETE)]
-    done = turns_complete(completions=completions)
+    done = turns_complete(completions=completions) if completions else []
     for (record, _), answer_pk in zip(completions, done, strict=True):
         results[COMPLETE, id(record)] = answer_pk
     return [results[kind, id(record)] for kind, record in writes]
@@ -159,6 +160,13 @@ class AuditWriter:
     completion waits only for its own turn's beginning. ``write_batch`` is
     ``audit_write_batch`` or a fake with its signature.
 
+    ``completion_linger`` (seconds): a completion lane that finds its queue empty waits
+    this long before its first batch, so the next question of the turn's customer,
+    sent as the response arrives, is not queued behind it (SQLite, ``one_writer``)
+    nor competing with it for the GIL, and the turns ending meanwhile share its
+    transaction. A completion was never durable before its batch commits (see the
+    table); this widens that window by the linger, nothing else.
+
     ``one_writer``: the database takes one writing transaction at a time (SQLite), so
     the lanes take turns here instead of in the database: a batch that found the other
     lane's transaction holding the write lock waited in SQLite's busy handler, which
@@ -173,10 +181,24 @@ class AuditWriter:
         write_batch=audit_write_batch,
         max_batch: int = MAX_BATCH,
         one_writer: bool = False,
+        completion_linger: float = 0.0,
     ) -> None:
         self.max_queue = max_queue
         self.max_batch = max_batch
-        self.write_batch = off_loop(write_batch)
+        self.completion_linger = completion_linger
+        # Each lane writes from a thread of its own (one for both where they take turns), so
+        # its database connection stays warm: SQLite's page cache is a connection's, and
+        # the pool's threads took a write each in turn.
+        shared = ThreadPoolExecutor(max_workers=1, thread_name_prefix="audit")
+        self.write_batch = {
+            lane: off_loop(
+                write_batch,
+                executor=shared
+                if one_writer
+                else ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"audit-{lane}"),
+            )
+            for lane in (BEGIN, COMPLETE)
+        }
         self.lanes: dict[str, deque[_Write]] = {BEGIN: deque(), COMPLETE: deque()}
         self.tasks: dict[str, asyncio.Task] = {}
         self.beginnings: dict[int, _Write] = {}  # id(record) -> its beginning, until finished
@@ -221,6 +243,10 @@ class AuditWriter:
     async def _run(self, lane: str) -> None:
         queue = self.lanes[lane]
         delay = FIRST_RETRY_SECONDS
+        if lane == COMPLETE and self.completion_linger and len(queue) < self.max_batch:
+            # The customer's next question usually follows the response at once: it goes
+            # first, and the turns that end meanwhile join this batch.
+            await asyncio.sleep(self.completion_linger)
         while queue:
             batch = list(islice(queue, self.max_batch))
             for write in batch:  # a completion goes after its own turn's beginning
@@ -228,7 +254,7 @@ class AuditWriter:
                 if write.kind == COMPLETE and beginning is not None:
                     await beginning.finished.wait()
             try:
-                results = await self._write([(w.kind, w.record) for w in batch])
+                results = await self._write(lane, [(w.kind, w.record) for w in batch])
             except DATABASE_AWAY:
                 self.database_away = True
                 WRITE_RETRIES.inc(len(batch))
@@ -253,11 +279,11 @@ class AuditWriter:
                     self.beginnings.pop(id(write.record), None)
             delay = FIRST_RETRY_SECONDS
 
-    async def _write(self, writes: list[tuple[str, object]]) -> list[object]:
+    async def _write(self, lane: str, writes: list[tuple[str, object]]) -> list[object]:
         if self.one_writer is None:
-            return await self.write_batch(writes=writes)
+            return await self.write_batch[lane](writes=writes)
         async with self.one_writer:  # first come, first served: a question waits for one batch
-            return await self.write_batch(writes=writes)
+            return await self.write_batch[lane](writes=writes)
 
     @staticmethod
     def _apply(write: _Write, result: object) -> None:
@@ -292,6 +318,7 @@ def writer() -> AuditWriter:
         found = _writers[loop] = AuditWriter(
             max_queue=settings.AUDIT_QUEUE_MAX,
             one_writer=connections[DEFAULT_DB_ALIAS].vendor == "sqlite",
+            completion_linger=settings.AUDIT_COMPLETION_LINGER_MS / 1000,
         )
     return found
 

@@ -60,6 +60,7 @@ from chat.handoff_rules import is_open, staff_name
 from chat.models import Handoff, HandoffEvent, session_hash
 from chat.selectors import handoff_position
 from chat.services import conversation_touch, turns_begin
+from chat.statements import any_owned
 
 STAFF_GROUP = "handoff.staff"
 QUEUE_CHANGED = "handoff.queue"
@@ -422,12 +423,13 @@ def customer_message_begin(*, record) -> Begun:
 def customer_messages_begin(*, records: list) -> list[Begun]:
     """``customer_message_begin`` for many messages: one read of who owns their
     conversations, then the agent's turns together (``turns_begin``)."""
-    active = Handoff.objects.filter(
-        conversation_id__in={r.conversation_id for r in records}, status=Handoff.Status.ACTIVE
-    )
+    conversations = {r.conversation_id for r in records}
     owned = {}
-    if active.exists():  # rare: the plain read first, the join only when someone owns one
-        owned = {str(h.conversation_id): h for h in active.select_related("taken_by")}
+    if any_owned(conversations):  # rare: the plain read first, the join only when someone owns one
+        active = Handoff.objects.filter(
+            conversation_id__in=conversations, status=Handoff.Status.ACTIVE
+        ).select_related("taken_by")
+        owned = {str(h.conversation_id): h for h in active}
     begun: dict[int, Begun] = {}
     for record in records:
         if (handoff := owned.get(str(record.conversation_id))) is not None:

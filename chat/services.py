@@ -9,6 +9,7 @@ from django.utils import timezone
 
 from chat.models import AnswerReview, Conversation, Feedback, Message, session_hash
 from chat.protocol import made_storable
+from chat.statements import conversations_active, messages_insert
 
 # The answers staff review: withheld by the guard, or no support in the KB.
 REVIEWABLE_STATUSES = (Message.Status.WITHHELD, Message.Status.NO_SUPPORT)
@@ -64,7 +65,7 @@ def turns_begin(*, records: list) -> list[int]:
     _conversations_create(records)
     answer_pks: dict[int, int] = {}
     for round_ in _rounds(records):
-        questions = _messages_insert(
+        questions = messages_insert(
             [
                 {
                     "conversation_id": r.conversation_id,
@@ -76,7 +77,7 @@ def turns_begin(*, records: list) -> list[int]:
                 for r in round_
             ]
         )
-        answers = _messages_insert(
+        answers = messages_insert(
             [
                 {
                     "conversation_id": r.conversation_id,
@@ -92,56 +93,6 @@ def turns_begin(*, records: list) -> list[int]:
         )
         answer_pks.update((id(r), pk) for r, pk in zip(round_, answers, strict=True))
     return [answer_pks[id(r)] for r in records]
-
-
-def _messages_insert(rows: list[dict]) -> list[int]:
-    """Insert ``Message`` rows given as ``{field name: value}``; returns their pks, in order.
-
-    What ``bulk_create`` does for these rows, without building a model
-    instance and compiling every field of every row: the columns a row does
-    not name get the field's default, and ``created_at`` now, each prepared
-    once per call. One multi-row ``INSERT ... RETURNING`` per batch of rows that
-    fits the database's parameter limit. Measured in ``make bench``'s audit
-    path (``bench.audit_cpu``): about 210 -> 120 us of CPU per beginning (two rows).
-    """
-    if not rows:
-        return []
-    connection = transaction.get_connection()
-    quote = connection.ops.quote_name
-    fields = [f for f in Message._meta.concrete_fields if not f.primary_key]
-    named = set().union(*rows)
-    # The same for every row, prepared once: the defaults of the columns the rows do not
-    # name, and the time they are created.
-    shared = {
-        f.attname: f.get_db_prep_save(f.get_default(), connection)
-        for f in fields
-        if f.attname not in named
-    }
-    shared["created_at"] = Message._meta.get_field("created_at").get_db_prep_save(
-        timezone.now(), connection
-    )
-    columns = ", ".join(quote(f.column) for f in fields)
-    placeholders = "(" + ", ".join(["%s"] * len(fields)) + ")"
-    per_batch = max(1, (connection.features.max_query_params or 10_000) // len(fields))
-    pks: list[int] = []
-    for start in range(0, len(rows), per_batch):
-        batch = rows[start : start + per_batch]
-        params = []
-        for row in batch:
-            for f in fields:
-                name = f.attname
-                params.append(
-                    f.get_db_prep_save(row[name], connection) if name in row else shared[name]
-                )
-        sql = (
-            f"INSERT INTO {quote(Message._meta.db_table)} ({columns}) VALUES "
-            + ", ".join([placeholders] * len(batch))
-            + f" RETURNING {quote(Message._meta.pk.column)}"
-        )
-        with connection.cursor() as cursor:
-            cursor.execute(sql, params)
-            pks.extend(pk for (pk,) in cursor.fetchall())
-    return pks
 
 
 @transaction.atomic
@@ -240,13 +191,7 @@ def _conversations_create(records: list) -> None:
 
 def _conversations_active(records: list) -> None:
     """The records' conversations marked active now, in the language of their latest record."""
-    latest = {uuid.UUID(str(r.conversation_id)): r.language for r in records}
-    by_language: dict[str, list[uuid.UUID]] = {}
-    for pk, code in latest.items():
-        by_language.setdefault(code, []).append(pk)
-    now = timezone.now()
-    for code, pks in by_language.items():
-        Conversation.objects.filter(pk__in=pks).update(last_active_at=now, language=code)
+    conversations_active({uuid.UUID(str(r.conversation_id)): r.language for r in records})
 
 
 def _rounds(records: list) -> list[list]:

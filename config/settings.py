@@ -244,6 +244,9 @@ LLM_PROMPT_TOKEN_BUDGET = env.int("LLM_PROMPT_TOKEN_BUDGET", default=6000)
 
 # Audit writes that may wait for the database while it is away (chat/audit.py).
 AUDIT_QUEUE_MAX = env.int("AUDIT_QUEUE_MAX", default=10_000)
+# A turn's completion waits this long for others to share its transaction, so the
+# customer's next question, sent as the answer arrives, is written first (chat/audit.py).
+AUDIT_COMPLETION_LINGER_MS = env.int("AUDIT_COMPLETION_LINGER_MS", default=10)
 
 ACTION_WINDOW_SECONDS = env.int("ACTION_WINDOW_SECONDS", default=30)
 # An execution left pending or running this long was abandoned by a crash:
