@@ -13,7 +13,8 @@ alias and reused; every value is still prepared by its field's
 | statement                | used by                            | shape                        |
 |--------------------------|------------------------------------|------------------------------|
 | ``messages_insert``      | a beginning: question, answer row  | ``INSERT ... RETURNING pk``, |
-|                          |                                    | one row per turn             |
+|                          |                                    | one row per turn (PostgreSQL:|
+|                          |                                    | one array per column)        |
 | ``any_owned``            | a beginning: who owns them         | ``SELECT ... IN (...)``      |
 | ``conversations_active`` | a completion: activity, language   | ``UPDATE`` per conversation  |
 
@@ -49,11 +50,24 @@ def _constant_default(field: Field) -> bool:
 @dataclass(frozen=True)
 class _Insert:
     fields: tuple[Field, ...]
-    row_sql: str  # "(%s, %s, ...)"
-    head: str  # "INSERT INTO ... (...) VALUES "
+    head: str  # "INSERT INTO ... (...) "
+    row_sql: str  # "(%s, %s, ...)", one per row after VALUES
+    unnest: str | None  # PostgreSQL: "SELECT * FROM UNNEST((%s)::type[], ...)", one array a column
     tail: str  # " RETURNING pk"
-    per_batch: int  # rows per statement within the database's parameter limit
+    per_batch: int  # rows per VALUES statement within the database's parameter limit
     shared: dict  # attname -> the prepared default, for the columns a write does not name
+
+    def statements(self, values: list[list]):
+        """``(sql, params)`` for rows of prepared values, in order."""
+        if self.unnest is not None and len(values) > 1:
+            # As Django's own bulk insert on PostgreSQL: one array per column, so the
+            # statement's text (parsed by the driver at every call) does not grow with the rows.
+            yield self.head + self.unnest + self.tail, [list(c) for c in zip(*values, strict=True)]
+            return
+        for start in range(0, len(values), self.per_batch):
+            batch = values[start : start + self.per_batch]
+            rows_sql = ", ".join([self.row_sql] * len(batch))
+            yield f"{self.head}VALUES {rows_sql}{self.tail}", [v for row in batch for v in row]
 
 
 @functools.cache
@@ -66,13 +80,19 @@ def _message_insert(alias: str, vendor: str, named: frozenset[str]) -> _Insert:
         for f in fields
         if f.attname not in named and _constant_default(f)
     }
+    unnest = None
+    if vendor == "postgresql":
+        # The column's type without its length (varchar[], not varchar(16)[]), as Django's.
+        casts = ", ".join(f"(%s)::{f.db_type(connection).split('(')[0]}[]" for f in fields)
+        unnest = f"SELECT * FROM UNNEST({casts})"
     return _Insert(
         fields=fields,
-        row_sql="(" + ", ".join(["%s"] * len(fields)) + ")",
         head=(
             f"INSERT INTO {quote(Message._meta.db_table)} "
-            f"({', '.join(quote(f.column) for f in fields)}) VALUES "
+            f"({', '.join(quote(f.column) for f in fields)}) "
         ),
+        row_sql="(" + ", ".join(["%s"] * len(fields)) + ")",
+        unnest=unnest,
         tail=f" RETURNING {quote(Message._meta.pk.column)}",
         per_batch=max(1, (connection.features.max_query_params or 10_000) // len(fields)),
         shared=shared,
@@ -98,18 +118,18 @@ def messages_insert(rows: list[dict], *, alias: str = "default") -> list[int]:
         if f.attname not in rows[0] and f.attname not in insert.shared
     }
     defaults = insert.shared | per_call
+    values = [
+        [
+            f.get_db_prep_save(row[f.attname], connection)
+            if f.attname in row
+            else defaults[f.attname]
+            for f in insert.fields
+        ]
+        for row in rows
+    ]
     pks: list[int] = []
-    for start in range(0, len(rows), insert.per_batch):
-        batch = rows[start : start + insert.per_batch]
-        params = []
-        for row in batch:
-            for f in insert.fields:
-                name = f.attname
-                params.append(
-                    f.get_db_prep_save(row[name], connection) if name in row else defaults[name]
-                )
-        sql = insert.head + ", ".join([insert.row_sql] * len(batch)) + insert.tail
-        with connection.cursor() as cursor:
+    with connection.cursor() as cursor:
+        for sql, params in insert.statements(values):
             cursor.execute(sql, params)
             pks.extend(pk for (pk,) in cursor.fetchall())
     return pks

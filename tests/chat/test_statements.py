@@ -10,8 +10,13 @@ from django.utils import timezone
 
 from chat.models import Conversation, Handoff, Message
 from chat.statements import any_owned, conversations_active, messages_insert
+from tests.actions import test_concurrency
+from tests.live import module_process, process_outputs
 
 pytestmark = pytest.mark.django_db
+
+# A throwaway database on the server of TEST_POSTGRES_URL (the actions race's fixture).
+postgres_database_url = test_concurrency.postgres_database_url
 
 
 def conversation(**fields) -> Conversation:
@@ -97,3 +102,23 @@ def test_conversations_are_marked_active_in_their_language():
     assert rows[other.pk].language == "sv" and rows[other.pk].last_active_at > long_ago
     assert rows[untouched.pk].last_active_at == long_ago
     conversations_active({uuid.uuid4(): "en"})  # a conversation that is not there: nothing
+
+
+@pytest.mark.postgres
+def test_a_batch_on_postgresql_pairs_every_answer_with_its_own_question(postgres_database_url):
+    """On PostgreSQL the rows go in as one array per column: the pks still come back in the
+    batch's order, so every answer row replies to its own question."""
+    [written] = process_outputs(
+        module_process("tests.chat.audit_batch_check", database_url=postgres_database_url)
+    )
+    conversations = written["conversations"]
+    for n, answer in enumerate(written["answers"]):
+        assert answer == {
+            "message_id": f"m{n:02d}",
+            "question": f"Fråga {n}",
+            "question_message_id": f"m{n:02d}",
+            "conversation": conversations[n % len(conversations)],
+            "status": "done",
+            "text": f"Svar m{n:02d}",
+        }
+    assert written["question_defaults"] == [["done", True, True, "", None]]
