@@ -1,9 +1,11 @@
 """The boundary between async code and the sync ORM."""
 
 import asyncio
+import functools
 from concurrent.futures import Executor
 
 from channels.db import database_sync_to_async
+from django.db import close_old_connections
 
 
 def off_loop(func, *, executor: Executor | None = None):
@@ -15,6 +17,25 @@ def off_loop(func, *, executor: Executor | None = None):
     makes that safe.
     """
     return database_sync_to_async(func, thread_sensitive=False, executor=executor)
+
+
+async def on_thread_of(executor: Executor, func, /, **kwargs):
+    """``func(**kwargs)`` on ``executor``'s thread, old connections closed around it as
+    ``off_loop`` closes them, for a writer with a thread of its own: without asgiref's
+    per-call plumbing (a copy of the caller's context, thread bookkeeping, a future
+    more), so the caller's context variables do not follow.
+    """
+    return await asyncio.get_running_loop().run_in_executor(
+        executor, functools.partial(_with_fresh_connections, func, kwargs)
+    )
+
+
+def _with_fresh_connections(func, kwargs: dict):
+    close_old_connections()
+    try:
+        return func(**kwargs)
+    finally:
+        close_old_connections()
 
 
 _LATER: set = set()

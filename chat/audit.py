@@ -50,7 +50,7 @@ from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS, InterfaceError, OperationalError, connections, transaction
 from prometheus_client import Counter, Gauge
 
-from chat.asyncdb import off_loop
+from chat.asyncdb import on_thread_of
 from chat.handoff import Begun, customer_message_begin, customer_messages_begin
 from chat.services import turn_begin, turn_complete, turns_begin, turns_complete
 
@@ -189,14 +189,12 @@ class AuditWriter:
         # Each lane writes from a thread of its own (one for both where they take turns), so
         # its database connection stays warm: SQLite's page cache is a connection's, and
         # the pool's threads took a write each in turn.
+        self.write_batch = write_batch
         shared = ThreadPoolExecutor(max_workers=1, thread_name_prefix="audit")
-        self.write_batch = {
-            lane: off_loop(
-                write_batch,
-                executor=shared
-                if one_writer
-                else ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"audit-{lane}"),
-            )
+        self.executors = {
+            lane: shared
+            if one_writer
+            else ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"audit-{lane}")
             for lane in (BEGIN, COMPLETE)
         }
         self.lanes: dict[str, deque[_Write]] = {BEGIN: deque(), COMPLETE: deque()}
@@ -214,9 +212,9 @@ class AuditWriter:
         if self.database_away:  # writes are waiting for the database already: go on at once
             write.release()
             return
-        # Shielded: a turn cancelled meanwhile must not leave a half-known row behind
-        # (its completion waits for this beginning).
-        await asyncio.shield(write.waiter)
+        # A turn cancelled meanwhile cancels only this wait: the write stays queued (its
+        # completion waits for it), so no half-known row is left behind.
+        await write.waiter
 
     def complete_later(self, record) -> None:
         """Queue a finished turn's completion (never waits)."""
@@ -281,9 +279,9 @@ class AuditWriter:
 
     async def _write(self, lane: str, writes: list[tuple[str, object]]) -> list[object]:
         if self.one_writer is None:
-            return await self.write_batch[lane](writes=writes)
+            return await on_thread_of(self.executors[lane], self.write_batch, writes=writes)
         async with self.one_writer:  # first come, first served: a question waits for one batch
-            return await self.write_batch[lane](writes=writes)
+            return await on_thread_of(self.executors[lane], self.write_batch, writes=writes)
 
     @staticmethod
     def _apply(write: _Write, result: object) -> None:
