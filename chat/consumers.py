@@ -27,7 +27,6 @@ import secrets
 import time
 
 import orjson
-from channels.consumer import get_handler_name
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from channels.layers import InMemoryChannelLayer
 from django.conf import settings
@@ -79,23 +78,6 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         self.turns = TurnRunner(self._agent_frame, on_person=self._person_found)
 
     # -- Channels' hooks -------------------------------------------------------
-
-    async def dispatch(self, message: dict) -> None:
-        """Channels' ``dispatch`` without its hop to close old database connections.
-
-        Channels awaits ``aclose_old_connections()`` before every handler: a hop to its
-        shared sync thread for each frame a client sends, for the connections of code
-        that runs on that thread. Nothing here queries on that thread: every query goes
-        through ``chat.asyncdb.off_loop`` (and Channels' session and auth middleware
-        through ``database_sync_to_async``), which closes old connections around each
-        call itself. What it saved: docs/performance.md (issue 23).
-        ``tests/chat/test_consumer_dispatch.py`` fails when Channels' ``dispatch``
-        changes, so this is read again against the new one.
-        """
-        handler = getattr(self, get_handler_name(message), None)
-        if handler is None:
-            raise ValueError(f"No handler for message type {message['type']}")
-        await handler(message)
 
     @classmethod
     async def decode_json(cls, text_data: str):

@@ -556,15 +556,11 @@ PUBLIC_HOOKS = {
     "encode_json",
     # The handler of the ASGI ``websocket.receive`` event: binary and empty frames only.
     "websocket_receive",
-    # Channels' own dispatch less its per-frame hop to close connections (issue 23; pinned
-    # against Channels' source in test_consumer_dispatch.py).
-    "dispatch",
 }
 
 
 def test_the_consumer_overrides_only_channels_public_hooks():
-    """No receive, send or send_json of its own: Channels does the plumbing (dispatch is
-    Channels' own, restated without one hop, and pinned to it)."""
+    """No dispatch, receive, send or send_json of its own: Channels does the plumbing."""
     from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
     from chat.consumers import ChatConsumer
@@ -577,7 +573,7 @@ def test_the_consumer_overrides_only_channels_public_hooks():
     }
     own = set(vars(ChatConsumer)) & channels_names - {"__module__", "__doc__", "__qualname__"}
     assert own <= PUBLIC_HOOKS, own - PUBLIC_HOOKS
-    assert {"receive", "send", "send_json"}.isdisjoint(vars(ChatConsumer))
+    assert {"dispatch", "receive", "send", "send_json"}.isdisjoint(vars(ChatConsumer))
 
 
 async def test_empty_text_frame_is_invalid_json_and_the_connection_stays():
