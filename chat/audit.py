@@ -14,7 +14,7 @@
 Group commit: the writes of the process wait in two queues (beginnings,
 completions), in order, and for each one task writes what is waiting as a
 batch (at most ``MAX_BATCH``) in one transaction, the beginnings together in
-a few statements (``turns_begin``: ``bulk_create``); a beginning returns to
+a few statements (``turns_begin``: ``chat.statements``); a beginning returns to
 its turn when its batch is committed. At rest a batch holds one write, so a question is committed as
 soon as before; under load (500 clients asking at once) hundreds of turns
 share a few transactions and statements instead of queueing one by one for
@@ -33,9 +33,9 @@ waiting writes a new one is refused: logged as an error and counted in
 ``chat_audit_writes_dropped``, never dropped silently.
 
 The queue lives in the process: a ``kill -9`` loses what is waiting in it
-(while the database is away, or the last batch's worth under load), but the
-question of every turn that began while the database answered is already
-committed.
+(while the database is away, the last batch's worth under load, completions
+in their linger), but the question of every turn that began while the
+database answered is already committed.
 """
 
 import asyncio
