@@ -8,15 +8,15 @@ from channels.db import database_sync_to_async
 from django.db import close_old_connections
 
 
-def off_loop(func, *, executor: Executor | None = None):
-    """Run the sync ORM function ``func`` in a worker thread (of ``executor`` if given).
+def off_loop(func):
+    """Run the sync ORM function ``func`` in a worker thread.
 
     Not ``thread_sensitive``: channels would run every such call of the
     process on one shared thread, so concurrent turns would queue behind each
     other. Each call is self-contained (its own transaction), which is what
     makes that safe.
     """
-    return database_sync_to_async(func, thread_sensitive=False, executor=executor)
+    return database_sync_to_async(func, thread_sensitive=False)
 
 
 async def on_thread_of(executor: Executor, func, /, **kwargs):
