@@ -18,8 +18,9 @@ alias and reused; every value is still prepared by its field's
 | ``any_owned``            | a beginning: who owns them         | ``SELECT ... IN (...)``      |
 | ``conversations_active`` | a completion: activity, language   | ``UPDATE`` per conversation  |
 
-Only public API: ``Model._meta``, ``Field.get_db_prep_*``, ``connection.ops.quote_name``,
-``connection.cursor()``; plain SQL that SQLite and PostgreSQL both run.
+Only public API: ``Model._meta``, ``Field.get_db_prep_*`` and ``db_type``,
+``connection.ops.quote_name``, ``connection.cursor()``; plain SQL that SQLite and
+PostgreSQL both run, but for PostgreSQL's ``UNNEST`` of a multi-row insert.
 """
 
 import functools
