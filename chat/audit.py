@@ -168,8 +168,9 @@ class AuditWriter:
     table); this widens that window by the linger, nothing else.
 
     ``one_writer``: the database takes one writing transaction at a time (SQLite), so
-    the lanes take turns here instead of in the database: a batch that found the other
-    lane's transaction holding the write lock waited in SQLite's busy handler, which
+    the lanes take turns on one writer thread instead of in the database: a batch that
+    found the other lane's transaction holding the write lock waited in SQLite's busy
+    handler, which
     sleeps 1, 2, 5, 10 ms and more between tries. At 500 clients that doubled the
     wall time of a beginning (1.5 -> 0.6-0.7 ms per write, ``make bench``).
     """
@@ -186,22 +187,19 @@ class AuditWriter:
         self.max_queue = max_queue
         self.max_batch = max_batch
         self.completion_linger = completion_linger
-        # Each lane writes from a thread of its own (one for both where they take turns), so
-        # its database connection stays warm: SQLite's page cache is a connection's, and
-        # the pool's threads took a write each in turn.
+        # Each lane writes from a thread of its own, so its database connection stays warm
+        # (SQLite's page cache is a connection's; the pool's threads took a write each in
+        # turn). With ``one_writer`` both lanes share one thread, whose queue runs their
+        # batches one at a time, first come, first served: a question waits for one batch.
         self.write_batch = write_batch
-        shared = ThreadPoolExecutor(max_workers=1, thread_name_prefix="audit")
+        self.one_writer = _thread("audit") if one_writer else None
         self.executors = {
-            lane: shared
-            if one_writer
-            else ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"audit-{lane}")
-            for lane in (BEGIN, COMPLETE)
+            lane: self.one_writer or _thread(f"audit-{lane}") for lane in (BEGIN, COMPLETE)
         }
         self.lanes: dict[str, deque[_Write]] = {BEGIN: deque(), COMPLETE: deque()}
         self.tasks: dict[str, asyncio.Task] = {}
         self.beginnings: dict[int, _Write] = {}  # id(record) -> its beginning, until finished
         self.database_away = False  # the last batch found it away; cleared by the next success
-        self.one_writer = asyncio.Lock() if one_writer else None
 
     async def begin(self, record) -> None:
         """Commit the question before generation; if the database is away, go on without."""
@@ -278,10 +276,7 @@ class AuditWriter:
             delay = FIRST_RETRY_SECONDS
 
     async def _write(self, lane: str, writes: list[tuple[str, object]]) -> list[object]:
-        if self.one_writer is None:
-            return await on_thread_of(self.executors[lane], self.write_batch, writes=writes)
-        async with self.one_writer:  # first come, first served: a question waits for one batch
-            return await on_thread_of(self.executors[lane], self.write_batch, writes=writes)
+        return await on_thread_of(self.executors[lane], self.write_batch, writes=writes)
 
     @staticmethod
     def _apply(write: _Write, result: object) -> None:
@@ -303,6 +298,10 @@ class AuditWriter:
         """Wait until every write queued so far is done (or given up)."""
         while any(not task.done() for task in self.tasks.values()):
             await asyncio.gather(*(asyncio.shield(t) for t in self.tasks.values()))
+
+
+def _thread(name: str) -> ThreadPoolExecutor:
+    return ThreadPoolExecutor(max_workers=1, thread_name_prefix=name)
 
 
 _writers: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
