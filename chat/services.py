@@ -9,13 +9,7 @@ from django.utils import timezone
 
 from chat.models import AnswerReview, Conversation, Feedback, Message, session_hash
 from chat.protocol import made_storable
-from chat.statements import (
-    PRECEDING_ROW,
-    conversations_active,
-    messages_insert,
-    pks_given,
-    rows_update,
-)
+from chat.statements import conversations_active, messages_insert, rows_update
 
 # The answers staff review: withheld by the guard, or no support in the KB.
 REVIEWABLE_STATUSES = (Message.Status.WITHHELD, Message.Status.NO_SUPPORT)
@@ -63,48 +57,42 @@ def turns_begin(*, records: list) -> list[int]:
     """``turn_begin`` for many turns in a few statements (the audit trail's group commit).
 
     Each conversation is created on first use (its activity and language are
-    written with the turn's completion, off the question's path). Where the
-    rows' pks are given (SQLite) every question and its answer row go in one
-    statement, in the records' order; elsewhere the questions, then their
-    answers, one round per turn of the same conversation. Either way a
-    conversation's rows keep the order question, answer, question, answer.
+    written with the turn's completion, off the question's path); questions
+    and answer rows are inserted one round per turn of the same conversation,
+    so a conversation's rows keep the order question, answer, question, answer.
     Returns the answer rows' pks, in the order of ``records``.
     """
     _conversations_create(records)
-    if pks_given():
-        rows = [row for r in records for row in (_question(r), _answer(r, PRECEDING_ROW))]
-        return messages_insert(rows)[1::2]
     answer_pks: dict[int, int] = {}
     for round_ in _rounds(records):
-        questions = messages_insert([_question(r) for r in round_])
-        answers = messages_insert([_answer(r, pk) for r, pk in zip(round_, questions, strict=True)])
+        questions = messages_insert(
+            [
+                {
+                    "conversation_id": r.conversation_id,
+                    "role": Message.Role.USER,
+                    "message_id": r.message_id,
+                    "text": made_storable(r.question),
+                    "language": r.language,
+                }
+                for r in round_
+            ]
+        )
+        answers = messages_insert(
+            [
+                {
+                    "conversation_id": r.conversation_id,
+                    "role": Message.Role.ASSISTANT,
+                    "message_id": r.message_id,
+                    "reply_to_id": question_pk,
+                    "text": "",
+                    "status": Message.Status.IN_PROGRESS,
+                    "language": r.language,
+                }
+                for r, question_pk in zip(round_, questions, strict=True)
+            ]
+        )
         answer_pks.update((id(r), pk) for r, pk in zip(round_, answers, strict=True))
     return [answer_pks[id(r)] for r in records]
-
-
-def _question(record) -> dict:
-    return {
-        "conversation_id": record.conversation_id,
-        "role": Message.Role.USER,
-        "message_id": record.message_id,
-        "reply_to_id": None,
-        "text": made_storable(record.question),
-        "status": Message.Status.DONE,
-        "language": record.language,
-    }
-
-
-def _answer(record, reply_to) -> dict:
-    """The answer's row, in progress, replying to its question (a pk, or ``PRECEDING_ROW``)."""
-    return {
-        "conversation_id": record.conversation_id,
-        "role": Message.Role.ASSISTANT,
-        "message_id": record.message_id,
-        "reply_to_id": reply_to,
-        "text": "",
-        "status": Message.Status.IN_PROGRESS,
-        "language": record.language,
-    }
 
 
 @transaction.atomic

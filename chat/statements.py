@@ -126,18 +126,6 @@ def _message_insert(alias: str, vendor: str, named: frozenset[str]) -> _Insert:
     )
 
 
-# A row's ``reply_to_id`` that is the pk of the row just before it in the same
-# ``messages_insert``: where the pks are given before the rows are written (``pks_given``),
-# a turn's question and its answer go in one statement.
-PRECEDING_ROW = object()
-
-
-def pks_given(alias: str = "default") -> bool:
-    """Whether ``messages_insert`` gives the rows their pks (SQLite) rather than reading back
-    the ones the database chose: then a row may reply to the one before it (``PRECEDING_ROW``)."""
-    return transaction.get_connection(alias).vendor == "sqlite"
-
-
 def messages_insert(rows: list[dict], *, alias: str = "default") -> list[int]:
     """Insert ``Message`` rows given as ``{attname: value}``; returns their pks, in order.
 
@@ -157,41 +145,31 @@ def messages_insert(rows: list[dict], *, alias: str = "default") -> list[int]:
         if f.attname not in rows[0] and f.attname not in insert.shared
     }
     defaults = insert.shared | per_call
-
-    def prepared(row: dict) -> list:
-        return [
+    values = [
+        [
             f.get_db_prep_save(row[f.attname], connection)
             if f.attname in row
             else defaults[f.attname]
             for f in insert.fields
         ]
-
+        for row in rows
+    ]
     if insert.next_pk is not None:
         # The read of the next pk and the rows' INSERT in one write transaction.
         with transaction.atomic(using=alias, savepoint=False), connection.cursor() as cursor:
             cursor.execute(insert.next_pk, [Message._meta.db_table])
             (first,) = cursor.fetchone()
-            pks = list(range(first, first + len(rows)))
-            values = [
-                [pk, *prepared(_replying(row, pk - 1))] for pk, row in zip(pks, rows, strict=True)
-            ]
+            pks = list(range(first, first + len(values)))
+            values = [[pk, *row] for pk, row in zip(pks, values, strict=True)]
             for sql, params in insert.statements(values):
                 cursor.execute(sql, params)
         return pks
-    if any(row.get("reply_to_id") is PRECEDING_ROW for row in rows):
-        raise ValueError("A row replies to the preceding row only where the pks are given.")
     pks = []
     with connection.cursor() as cursor:
-        for sql, params in insert.statements([prepared(row) for row in rows]):
+        for sql, params in insert.statements(values):
             cursor.execute(sql, params)
             pks.extend(pk for (pk,) in cursor.fetchall())
     return pks
-
-
-def _replying(row: dict, preceding_pk: int) -> dict:
-    if row.get("reply_to_id") is PRECEDING_ROW:
-        return {**row, "reply_to_id": preceding_pk}
-    return row
 
 
 def rows_update(model, columns: list[Field], rows: list[list], *, alias: str = "default") -> None:
