@@ -9,7 +9,7 @@ from django.utils import timezone
 
 from chat.models import AnswerReview, Conversation, Feedback, Message, session_hash
 from chat.protocol import made_storable
-from chat.statements import conversations_active, messages_insert, rows_update
+from chat.statements import conversations_active, messages_insert
 
 # The answers staff review: withheld by the guard, or no support in the KB.
 REVIEWABLE_STATUSES = (Message.Status.WITHHELD, Message.Status.NO_SUPPORT)
@@ -109,10 +109,9 @@ def turn_complete(*, record, answer_pk: int | None) -> int:
 def turns_complete(*, completions: list[tuple[object, int | None]]) -> list[int]:
     """``turn_complete`` for many ``(record, answer_pk)`` at once; returns the answers' pks.
 
-    The answers in one prepared UPDATE for all of them (``rows_update``: on
-    SQLite a statement that steps once, elsewhere an ``executemany``; values
+    The answers in one ``executemany`` of a single prepared UPDATE (values
     prepared by each field's ``get_db_prep_save``, as the ORM does), and one
-    for the conversations' activity. Django's ``bulk_update`` builds a
+    UPDATE for the conversations' activity. Django's ``bulk_update`` builds a
     CASE per field and row, and a ``QuerySet.update`` per answer compiles its
     statement each time: in ``make bench`` that compiling, on a worker thread,
     held the GIL the event loop needed to send frames. The conversations are
@@ -146,22 +145,28 @@ _COMPLETED_FIELDS = {
 
 
 def _answers_complete(rows: list[tuple[object, int]]) -> None:
-    """Write each ``(record, answer_pk)``'s completion on its answer row, in a statement or a
-    few (``chat.statements.rows_update``)."""
+    """Write each ``(record, answer_pk)``'s completion on its answer row, in one statement
+    executed for every row."""
+    if not rows:
+        return
     connection = transaction.get_connection()
+    quote = connection.ops.quote_name
     fields = [Message._meta.get_field(name) for name in _COMPLETED_FIELDS]
-    rows_update(
-        Message,
-        fields,
-        [
-            [
-                field.get_db_prep_save(value_of(record), connection)
-                for field, value_of in zip(fields, _COMPLETED_FIELDS.values(), strict=True)
-            ]
-            + [answer_pk]
-            for record, answer_pk in rows
-        ],
+    assignments = ", ".join(f"{quote(field.column)} = %s" for field in fields)
+    sql = (
+        f"UPDATE {quote(Message._meta.db_table)} SET {assignments} "
+        f"WHERE {quote(Message._meta.pk.column)} = %s"
     )
+    params = [
+        [
+            field.get_db_prep_save(value_of(record), connection)
+            for field, value_of in zip(fields, _COMPLETED_FIELDS.values(), strict=True)
+        ]
+        + [answer_pk]
+        for record, answer_pk in rows
+    ]
+    with connection.cursor() as cursor:
+        cursor.executemany(sql, params)
 
 
 def _conversations_create(records: list) -> None:

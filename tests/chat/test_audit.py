@@ -178,38 +178,6 @@ def test_a_batch_costs_the_same_statements_for_5_turns_as_for_50(db):
     assert Message.objects.filter(status=Message.Status.DONE, role="assistant").count() == 55
 
 
-def test_on_sqlite_a_batch_runs_as_many_statements_for_50_turns_as_for_5(db):
-    """Counted where SQLite runs them (its trace hook): an ``executemany`` runs its statement
-    once per row, and Python's sqlite3 lets go of the GIL at each run, which under load
-    made the writer thread wait for the event loop at every row (``chat.statements``)."""
-    connection.ensure_connection()
-    runs: list[str] = []
-
-    def statements(turns: int) -> tuple[int, int]:
-        records = [
-            asked(f"s{turns}-{n}", status=Message.Status.DONE, text="Premium kostar 399 kr/månad.")
-            for n in range(turns)
-        ]
-        runs.clear()
-        begun = audit.audit_write_batch(writes=[("begin", r) for r in records])
-        begins = len(runs)
-        for record, b in zip(records, begun, strict=True):
-            record.answer_pk = b.answer_pk
-        runs.clear()
-        audit.audit_write_batch(writes=[("complete", r) for r in records])
-        return begins, len(runs)
-
-    connection.connection.set_trace_callback(runs.append)
-    try:
-        (begins_5, completes_5), (begins_50, completes_50) = statements(5), statements(50)
-    finally:
-        connection.connection.set_trace_callback(None)
-    assert begins_5 <= begins_50 <= begins_5 + 2  # the INSERT may split at 999 parameters
-    assert completes_5 == completes_50
-    answers = Message.objects.filter(role="assistant", message_id__startswith="s50-")
-    assert sorted(answers.values_list("status", flat=True)) == [Message.Status.DONE] * 50
-
-
 async def test_a_question_never_waits_behind_finished_turns():
     """Beginnings and completions have a lane each: with a batch of completions held up in
     the database, the next turn's question is committed at once."""
