@@ -26,11 +26,12 @@ async def on_thread_of(executor: Executor, func, /, **kwargs):
     more), so the caller's context variables do not follow.
     """
     return await asyncio.get_running_loop().run_in_executor(
-        executor, functools.partial(_with_fresh_connections, func, kwargs)
+        executor, functools.partial(with_fresh_connections, func, kwargs)
     )
 
 
-def _with_fresh_connections(func, kwargs: dict):
+def with_fresh_connections(func, kwargs: dict):
+    """``func(**kwargs)`` between two ``close_old_connections()``, as a request runs."""
     close_old_connections()
     try:
         return func(**kwargs)

@@ -51,6 +51,7 @@ from django.db import DEFAULT_DB_ALIAS, InterfaceError, OperationalError, connec
 from prometheus_client import Counter, Gauge
 
 from chat.asyncdb import on_thread_of
+from chat.audit_process import WriterProcess
 from chat.handoff import Begun, customer_message_begin, customer_messages_begin
 from chat.services import turn_begin, turn_complete, turns_begin, turns_complete
 
@@ -183,6 +184,7 @@ class AuditWriter:
         max_batch: int = MAX_BATCH,
         one_writer: bool = False,
         completion_linger: float = 0.0,
+        process: WriterProcess | None = None,
     ) -> None:
         self.max_queue = max_queue
         self.max_batch = max_batch
@@ -192,6 +194,7 @@ class AuditWriter:
         # turn). With ``one_writer`` both lanes share one thread, whose queue runs their
         # batches one at a time, first come, first served: a question waits for one batch.
         self.write_batch = write_batch
+        self.process = process
         self.one_writer = _thread("audit") if one_writer else None
         self.executors = {
             lane: self.one_writer or _thread(f"audit-{lane}") for lane in (BEGIN, COMPLETE)
@@ -276,6 +279,8 @@ class AuditWriter:
             delay = FIRST_RETRY_SECONDS
 
     async def _write(self, lane: str, writes: list[tuple[str, object]]) -> list[object]:
+        if self.process is not None:
+            return await self.process.write(writes)
         return await on_thread_of(self.executors[lane], self.write_batch, writes=writes)
 
     @staticmethod
@@ -316,6 +321,7 @@ def writer() -> AuditWriter:
             max_queue=settings.AUDIT_QUEUE_MAX,
             one_writer=connections[DEFAULT_DB_ALIAS].vendor == "sqlite",
             completion_linger=settings.AUDIT_COMPLETION_LINGER_MS / 1000,
+            process=WriterProcess() if settings.AUDIT_WRITER_PROCESS else None,
         )
     return found
 

@@ -247,6 +247,14 @@ AUDIT_QUEUE_MAX = env.int("AUDIT_QUEUE_MAX", default=10_000)
 # A turn's completion waits this long for others to share its transaction, so the
 # customer's next question, sent as the answer arrives, is written first (chat/audit.py).
 AUDIT_COMPLETION_LINGER_MS = env.int("AUDIT_COMPLETION_LINGER_MS", default=10)
+# The audit batches are written by a process of the server's own (chat/audit_process.py).
+# On by default on PostgreSQL, where the first frame came sooner under load and nothing
+# else measured worse; on SQLite it
+# traded the gap between frames for the first frame (docs/performance.md, fifth pass).
+AUDIT_WRITER_PROCESS = env.bool(
+    "AUDIT_WRITER_PROCESS",
+    default=DATABASES["default"]["ENGINE"] != "django.db.backends.sqlite3",
+)
 
 ACTION_WINDOW_SECONDS = env.int("ACTION_WINDOW_SECONDS", default=30)
 # An execution left pending or running this long was abandoned by a crash:

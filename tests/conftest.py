@@ -11,12 +11,16 @@ import pytest
 
 @pytest.fixture(autouse=True)
 def _fast_product_settings(settings):
-    """No token delay, no rate limit surprises, SMS kept in memory, cheap hashing."""
+    """No token delay, no rate limit surprises, SMS kept in memory, cheap hashing, the audit
+    writer in process."""
     settings.LLM_TOKEN_DELAY_MS = "0"
     settings.LLM_BACKEND = "mock"
     settings.SMS_BACKEND = "actions.sms.LocmemBackend"
     settings.KB_VERSION_CHECK_SECONDS = 0
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    # A test's own event loop writes from a thread: its database is the test's transaction,
+    # which a writer process would not see (tests/chat/test_audit_process.py starts one).
+    settings.AUDIT_WRITER_PROCESS = False
 
 
 @pytest.fixture(autouse=True)
