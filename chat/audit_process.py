@@ -10,11 +10,15 @@ core) of its own.
 
 | step                  | server (``WriterProcess``)         | writer (``main``)                 |
 |-----------------------|------------------------------------|-----------------------------------|
-| start (first write)   | spawns ``python -m                 | ``django.setup()``; the server's  |
-|                       | chat.audit_process``, a socket     | database settings from the first  |
-|                       | pair between them                  | frame                             |
+| server start-up       | ``spawn_early`` (``config.server``,| ``django.setup()``, then sends    |
+|                       | before the app loads): spawns      | ``READY``; the server listens     |
+|                       | ``python -m chat.audit_process``,  | once it has it                    |
+|                       | a socket pair between them         |                                   |
+| the first write       | adopts it (or spawns one, under    | the server's database settings    |
+|                       | another server): its settings      | (a test run's test database)      |
 | a batch               | frame: the ``(kind, record)`` list | ``audit_write_batch`` in one      |
 |                       |                                    | transaction; frame: the results   |
+|                       |                                    | and what its commit published     |
 | database away         | ``OperationalError`` raised: the   | the outage's message              |
 |                       | batch is retried (``chat.audit``)  |                                   |
 | the writer dies       | the batches in flight raise        | (gone)                            |
@@ -26,6 +30,11 @@ core) of its own.
 A frame is a 4-byte big-endian length and a pickle (the two ends are the same
 code, spawned by the server: nothing else can write to the socket). Batches are
 answered in the order they were sent.
+
+A writer killed between its commit and its reply (microseconds) leaves the server
+not knowing that its batch was written: the retry writes its beginnings again, as
+the thread writer does when a PostgreSQL connection is lost between COMMIT and its
+acknowledgement. Nothing is lost; such a batch's questions may be stored twice.
 """
 
 import asyncio

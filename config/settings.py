@@ -249,8 +249,8 @@ AUDIT_QUEUE_MAX = env.int("AUDIT_QUEUE_MAX", default=10_000)
 AUDIT_COMPLETION_LINGER_MS = env.int("AUDIT_COMPLETION_LINGER_MS", default=10)
 # The audit batches are written by a process of the server's own (chat/audit_process.py).
 # On by default on PostgreSQL, where the first frame came sooner under load and nothing
-# else measured worse; on SQLite it
-# traded the gap between frames for the first frame (docs/performance.md, fifth pass).
+# else measured worse; on SQLite it traded the gap between frames for the first frame
+# (docs/performance.md, fifth pass).
 AUDIT_WRITER_PROCESS = env.bool(
     "AUDIT_WRITER_PROCESS",
     default=DATABASES["default"]["ENGINE"] != "django.db.backends.sqlite3",
