@@ -8,11 +8,11 @@ beginnings took several times its own CPU in wall time, and the questions of
 a burst waited for it. In a process of its own the writer has a GIL (and a
 core) of its own.
 
-| step                  | server (``WriterProcess``)         | writer (``main``)                 |
+| step                  | server (``WriterProcess``)         | writer (``serve``)                |
 |-----------------------|------------------------------------|-----------------------------------|
 | server start-up       | ``spawn_early`` (``config.server``,| ``django.setup()``, then sends    |
 |                       | before the app loads): spawns      | ``READY``; the server listens     |
-|                       | ``python -m chat.audit_process``,  | once it has it                    |
+|                       | ``manage.py audit_writer``,  | once it has it                    |
 |                       | a socket pair between them         |                                   |
 | the first write       | adopts it (or spawns one, under    | the server's database settings    |
 |                       | another server): its settings      | (a test run's test database)      |
@@ -39,7 +39,6 @@ acknowledgement. Nothing is lost; such a batch's questions may be stored twice.
 
 import asyncio
 import logging
-import os
 import pickle
 import signal
 import socket
@@ -49,7 +48,10 @@ import sys
 from collections import deque
 
 from channels.layers import BaseChannelLayer, get_channel_layer
+from django.conf import settings
 from django.db import OperationalError, connections
+
+from chat.asyncdb import with_fresh_connections
 
 logger = logging.getLogger(__name__)
 
@@ -118,7 +120,12 @@ def spawn() -> tuple[socket.socket, subprocess.Popen]:
     ours, theirs = socket.socketpair()
     with theirs:
         process = subprocess.Popen(
-            [sys.executable, "-m", "chat.audit_process", str(theirs.fileno())],
+            [
+                sys.executable,
+                str(settings.BASE_DIR / "manage.py"),
+                "audit_writer",
+                str(theirs.fileno()),
+            ],
             pass_fds=[theirs.fileno()],
         )
     return ours, process
@@ -179,20 +186,14 @@ def _reply(status: str, results, published: list) -> bytes:
         return _frame((status, results, published))
 
 
-def main(fd: int) -> None:
-    """Write the batches the server sends until it closes the socket (it exited)."""
+def serve(fd: int, *, write_batch, database_away: tuple[type[Exception], ...]) -> None:
+    """The writer's side (``manage.py audit_writer``, Django set up): write the batches the
+    server sends on the socket ``fd`` with ``write_batch`` (``audit_write_batch``) until
+    the server closes it (it exited)."""
     # The server's signals are its own: Ctrl-C or a SIGTERM to the group must not cut a
     # batch in two. The writer ends when the server does (the end of the socket).
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
-    import django
-    from django.conf import settings
-
-    django.setup()  # (no database connection yet: the server's settings come first)
-    from chat.asyncdb import with_fresh_connections
-    from chat.audit import DATABASE_AWAY, audit_write_batch
-
     settings.CHANNEL_LAYERS = {"default": {"BACKEND": "chat.audit_process.ForwardingLayer"}}
     sock = socket.socket(fileno=fd)
     sock.sendall(READY)
@@ -206,18 +207,10 @@ def main(fd: int) -> None:
     connections["default"].settings_dict.update(database)
     for writes in frames:
         try:
-            results = with_fresh_connections(audit_write_batch, {"writes": writes})
+            results = with_fresh_connections(write_batch, {"writes": writes})
             reply = _reply(DONE, results, ForwardingLayer.taken())
-        except DATABASE_AWAY as exc:
+        except database_away as exc:
             reply = _reply(AWAY, str(exc), ForwardingLayer.taken())
         except Exception as exc:  # the batch failed as a whole
             reply = _reply(DONE, [exc] * len(writes), ForwardingLayer.taken())
         sock.sendall(reply)
-
-
-if __name__ == "__main__":
-    # Run as ``python -m``, this file is ``__main__``: the layer Channels loads by its
-    # dotted path is ``chat.audit_process``'s, so ``main`` is taken from there too.
-    from chat.audit_process import main as run
-
-    run(int(sys.argv[1]))

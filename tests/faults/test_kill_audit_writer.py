@@ -24,7 +24,7 @@ def writer_processes(server_pid: int) -> list[psutil.Process]:
     return [
         child
         for child in psutil.Process(server_pid).children()
-        if "chat.audit_process" in child.cmdline()
+        if "audit_writer" in child.cmdline()
     ]
 
 
