@@ -8,7 +8,6 @@ import sys
 
 import daphne.server  # noqa: F401  (installs Twisted's asyncio reactor before we import it)
 from daphne.cli import CommandLineInterface
-from django.conf import settings
 from twisted.internet import reactor
 
 from chat.audit_process import spawn_early
@@ -32,7 +31,7 @@ def install() -> list[str]:
         # Once the reactor runs, the application is loaded: its objects can be frozen.
         reactor.callWhenRunning(gc_tuning.tune_from_settings)
         installed.append("GC_TUNING")
-    if settings.AUDIT_WRITER_PROCESS:
+    if switch("AUDIT_WRITER_PROCESS", default=False):
         spawn_early()  # the audit writer starts beside the server (chat.audit_process)
     shutdown.install()
     daphne_edge_limits.install()  # security limits: always

@@ -42,6 +42,12 @@ def test_each_patch_follows_its_setting():
         assert installed(serve_help(**{name: "0"})) == [n for n in everything if n != name]
 
 
+def test_a_project_without_the_products_settings_is_served_too():
+    """The bench's Channels floor runs under ``config.serve`` with settings of its own."""
+    done = serve_help(DJANGO_SETTINGS_MODULE="bench.floors.channels_settings")
+    assert installed(done) == ["SERVER_UVLOOP", "SERVER_CLOSE_CODES", "GC_TUNING"]
+
+
 def test_the_reactor_runs_on_uvloop_only_when_asked():
     """SERVER_UVLOOP decides the loop under daphne's Twisted reactor."""
     probe = (
