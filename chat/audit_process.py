@@ -12,8 +12,8 @@ core) of its own.
 |-----------------------|------------------------------------|-----------------------------------|
 | server start-up       | ``spawn_early`` (``config.server``,| ``django.setup()``, then sends    |
 |                       | before the app loads): spawns      | ``READY``; the server listens     |
-|                       | ``manage.py audit_writer``,  | once it has it                    |
-|                       | a socket pair between them         |                                   |
+|                       | ``manage.py audit_writer``, a      | once it has it                    |
+|                       | socket pair between them           |                                   |
 | the first write       | adopts it (or spawns one, under    | the server's database settings    |
 |                       | another server): its settings      | (a test run's test database)      |
 | a batch               | frame: the ``(kind, record)`` list | ``audit_write_batch`` in one      |
@@ -64,8 +64,9 @@ EXITED = "the audit writer process exited"
 class WriterProcess:
     """The server's end: ``await write(writes)`` is ``audit_write_batch(writes=writes)``
     run in the writer process (started at the first write unless ``spawn_early`` started
-    it with the server, and again after it died), then
-    the channel-layer events its commit published, sent on the server's layer."""
+    it with the server, and again after it died), then the channel-layer events its
+    commit published, sent on the server's layer. A writer that dies, starting or
+    holding batches, fails them with ``OperationalError``: ``chat.audit`` retries them."""
 
     def __init__(self, *, alias: str = "default") -> None:
         self.alias = alias
@@ -73,9 +74,13 @@ class WriterProcess:
         self.stream: asyncio.StreamWriter | None = None
         self.waiting: deque[asyncio.Future] = deque()  # one per batch sent, in order
         self.starting = asyncio.Lock()
+        self.replies: asyncio.Task | None = None
 
     async def write(self, writes: list[tuple[str, object]]) -> list[object]:
-        await self.start()
+        try:
+            await self.start()
+        except (OSError, asyncio.IncompleteReadError) as exc:  # it died starting: an outage
+            raise OperationalError(f"{EXITED} at start-up") from exc
         reply = asyncio.get_running_loop().create_future()
         self.waiting.append(reply)
         self.stream.write(_frame(writes))
@@ -95,11 +100,18 @@ class WriterProcess:
                 return
             early = bool(_EARLY)
             ours, self.process = _EARLY.pop() if early else spawn()
-            reader, self.stream = await asyncio.open_connection(sock=ours)
-            if not early:  # (``spawn_early`` waited for it)
-                await reader.readexactly(len(READY))  # its start-up is done
+            reader, stream = await asyncio.open_connection(sock=ours)
+            try:
+                if not early:  # (``spawn_early`` waited for it)
+                    await reader.readexactly(len(READY))  # its start-up is done
+            except BaseException:
+                stream.close()
+                raise
+            self.stream = stream
             self.stream.write(_frame(dict(connections[self.alias].settings_dict)))
-            asyncio.get_running_loop().create_task(self._replies(reader, self.stream, self.process))
+            self.replies = asyncio.get_running_loop().create_task(
+                self._replies(reader, self.stream, self.process)
+            )
 
     async def _replies(self, reader, stream, process) -> None:
         try:

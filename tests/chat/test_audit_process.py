@@ -3,6 +3,9 @@ channel-layer events of its commits sent on the server's layer."""
 
 import asyncio
 import signal
+import socket
+import subprocess
+import sys
 import uuid
 
 import pytest
@@ -11,7 +14,7 @@ from channels.layers import get_channel_layer
 from django.db import OperationalError
 from django.utils import timezone
 
-from chat import audit
+from chat import audit, audit_process
 from chat.audit_process import ForwardingLayer, WriterProcess, spawn_early
 from chat.handoff import Begun, owner_group
 from chat.models import Conversation, Handoff, Message
@@ -83,6 +86,21 @@ async def test_a_writer_that_dies_fails_its_batch_as_an_outage_and_a_new_one_tak
     begun = await writer.write([(audit.BEGIN, asked("m3"))])
     assert writer.process.pid != dead.pid and begun[0].answer_pk
     assert set(await sync_to_async(answer_rows)()) == {"m1", "m3"}
+
+
+async def test_a_writer_that_dies_starting_is_an_outage_too(writer, monkeypatch):
+    def dies_at_once():
+        ours, theirs = socket.socketpair()
+        with theirs:
+            process = subprocess.Popen([sys.executable, "-c", "pass"], pass_fds=[theirs.fileno()])
+        return ours, process
+
+    monkeypatch.setattr(audit_process, "spawn", dies_at_once)
+    with pytest.raises(OperationalError, match="start-up"):
+        await writer.write([(audit.BEGIN, asked("m1"))])
+    monkeypatch.undo()
+    begun = await writer.write([(audit.BEGIN, asked("m2"))])  # a real writer this time
+    assert begun[0].answer_pk and set(await sync_to_async(answer_rows)()) == {"m2"}
 
 
 async def test_the_audit_writer_retries_a_batch_its_writer_process_died_with(writer):
