@@ -174,6 +174,9 @@ class AuditWriter:
     handler, which
     sleeps 1, 2, 5, 10 ms and more between tries. At 500 clients that doubled the
     wall time of a beginning (1.5 -> 0.6-0.7 ms per write, ``make bench``).
+
+    ``process``: a ``chat.audit_process.WriterProcess`` writes both lanes' batches, in the
+    order they are sent, instead of the threads (``AUDIT_WRITER_PROCESS``).
     """
 
     def __init__(
@@ -195,9 +198,11 @@ class AuditWriter:
         # batches one at a time, first come, first served: a question waits for one batch.
         self.write_batch = write_batch
         self.process = process
-        self.one_writer = _thread("audit") if one_writer else None
-        self.executors = {
-            lane: self.one_writer or _thread(f"audit-{lane}") for lane in (BEGIN, COMPLETE)
+        self.one_writer = _thread("audit") if one_writer and process is None else None
+        self.executors = {  # (none when a writer process writes)
+            lane: self.one_writer or _thread(f"audit-{lane}")
+            for lane in (BEGIN, COMPLETE)
+            if process is None
         }
         self.lanes: dict[str, deque[_Write]] = {BEGIN: deque(), COMPLETE: deque()}
         self.tasks: dict[str, asyncio.Task] = {}

@@ -153,11 +153,8 @@ def spawn_early(timeout: float = 60.0) -> None:
     adopts it at its first write."""
     ours, process = spawn()
     ours.settimeout(timeout)
-    ready = b""
-    while len(ready) < len(READY):
-        if not (received := ours.recv(len(READY) - len(ready))):
-            raise RuntimeError(f"The audit writer process exited at start-up ({process.wait()})")
-        ready += received
+    if ours.recv(len(READY), socket.MSG_WAITALL) != READY:
+        raise RuntimeError(f"The audit writer process exited at start-up ({process.wait()})")
     ours.settimeout(None)
     _EARLY.append((ours, process))
 
