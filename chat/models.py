@@ -103,8 +103,10 @@ class Message(models.Model):
         # The question is recorded and the answer is being generated.
         IN_PROGRESS = "in_progress", "In progress"
 
+    # No index of its own: the (conversation, created_at) index below serves every look-up
+    # by conversation, and a second one cost each turn's two inserts (``bench.audit_cpu``).
     conversation = models.ForeignKey(
-        Conversation, on_delete=models.PROTECT, related_name="messages"
+        Conversation, on_delete=models.PROTECT, related_name="messages", db_index=False
     )
     role = models.CharField(max_length=16, choices=Role.choices)
     # The turn's messageId as the client knows it.
