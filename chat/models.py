@@ -104,13 +104,15 @@ class Message(models.Model):
         IN_PROGRESS = "in_progress", "In progress"
 
     # No index of its own: the (conversation, created_at) index below serves every look-up
-    # by conversation, and a second one cost each turn's two inserts (``bench.audit_cpu``).
+    # by conversation. Each index of a random key (a conversation's, a message id) cost
+    # each turn's two inserts an entry and its group commit a page (``bench.audit_cpu``).
     conversation = models.ForeignKey(
         Conversation, on_delete=models.PROTECT, related_name="messages", db_index=False
     )
     role = models.CharField(max_length=16, choices=Role.choices)
-    # The turn's messageId as the client knows it.
-    message_id = models.CharField(max_length=100, db_index=True)
+    # The turn's messageId as the client knows it: looked up within its conversation only
+    # (the index below), so no index of its own either.
+    message_id = models.CharField(max_length=100)
     reply_to = models.OneToOneField(
         "self", null=True, blank=True, on_delete=models.PROTECT, related_name="reply"
     )

@@ -171,3 +171,35 @@ def test_a_beginning_not_known_stored_creates_its_conversation_once():
     turn_begin(record=record(conversation_id, 1))
     turn_begin(record=record(conversation_id, 2))  # not known stored: the insert is a no-op
     assert Conversation.objects.filter(pk=conversation_id).count() == 1
+
+
+@pytest.mark.parametrize(
+    "lookup",
+    [
+        {"message_id": "m1", "role": Message.Role.ASSISTANT},  # feedback on an answer
+        {"message_id": "m1", "role": Message.Role.USER},  # a question's text
+        {},  # a conversation's history
+    ],
+)
+def test_a_conversations_messages_are_found_by_its_index_alone(lookup):
+    """Neither the conversation nor the message id has an index of its own (each cost every
+    turn's inserts): the (conversation, created_at) index finds a conversation's messages."""
+    conversation = Conversation.objects.create()
+    query = Message.objects.filter(conversation_id=conversation.pk, **lookup)
+    plan = query.order_by("created_at").explain()
+    (index,) = Message._meta.indexes
+    if connection.vendor == "sqlite":
+        assert f"USING INDEX {index.name} (conversation_id=?)" in plan, plan
+
+
+def test_no_index_of_the_message_table_repeats_the_conversations():
+    """Every index of a random key costs each turn's inserts; the only ones left are the
+    conversation's and those of keys that grow in order (pk, reply, time)."""
+    with connection.cursor() as cursor:
+        constraints = connection.introspection.get_constraints(cursor, Message._meta.db_table)
+    indexed = sorted(
+        tuple(c["columns"])
+        for c in constraints.values()
+        if (c["index"] or c["unique"]) and not c["primary_key"]
+    )
+    assert indexed == [("conversation_id", "created_at"), ("created_at",), ("reply_to_id",)]
