@@ -188,11 +188,10 @@ def test_a_conversations_messages_are_found_by_its_index_alone(lookup):
     query = Message.objects.filter(conversation_id=conversation.pk, **lookup)
     plan = query.order_by("created_at").explain()
     (index,) = Message._meta.indexes
-    if connection.vendor == "sqlite":
-        assert f"USING INDEX {index.name} (conversation_id=?)" in plan, plan
+    assert index.name in plan, plan
 
 
-def test_no_index_of_the_message_table_repeats_the_conversations():
+def test_the_message_table_indexes_only_the_conversation_and_keys_that_grow_in_order():
     """Every index of a random key costs each turn's inserts; the only ones left are the
     conversation's and those of keys that grow in order (pk, reply, time)."""
     with connection.cursor() as cursor:
