@@ -311,6 +311,24 @@ def test_changed_file_replaces_its_facts_and_unchanged_files_are_not_parsed(kb_d
 
 
 @pytest.mark.django_db
+def test_an_unchanged_file_is_hashed_but_never_decoded_or_bounded(kb_dir, monkeypatch):
+    """Bounding a file's text (its tables' columns, its numbers) costs about a millisecond a
+    file: a run over an unchanged KB reads and hashes its files, and bounds only what it
+    indexes."""
+    kb_reindex(kb_dir=kb_dir)
+    bounded = []
+    real = services.bounded_text
+    monkeypatch.setattr(
+        services, "bounded_text", lambda text, **kw: bounded.append(text) or real(text, **kw)
+    )
+    assert not kb_reindex(kb_dir=kb_dir).changed_anything
+    assert bounded == []
+    (kb_dir / "pricing.md").write_text(PRICING.replace("399", "449"), encoding="utf-8")
+    assert kb_reindex(kb_dir=kb_dir).changed == 1
+    assert bounded == [PRICING.replace("399", "449")]
+
+
+@pytest.mark.django_db
 def test_removed_file_takes_its_facts_along(kb_dir):
     """A deleted file's facts disappear with it."""
     kb_reindex(kb_dir=kb_dir)
