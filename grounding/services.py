@@ -205,16 +205,16 @@ def extractor_fingerprint() -> str:
     return digest.hexdigest()
 
 
-def _plan(sources: dict[str, KBFile], existing: dict[str, tuple[int, str]]) -> _Plan:
+def _plan(files: dict[str, KBFile], existing: dict[str, tuple[int, str]]) -> _Plan:
     added, changed, unchanged = [], [], 0
-    for path, source in sources.items():
+    for path, file in files.items():
         if path not in existing:
-            added.append(source)
-        elif existing[path][1] != source.content_hash:
-            changed.append((existing[path][0], source))
+            added.append(file)
+        elif existing[path][1] != file.content_hash:
+            changed.append((existing[path][0], file))
         else:
             unchanged += 1
-    removed = [(doc_id, path) for path, (doc_id, _) in existing.items() if path not in sources]
+    removed = [(doc_id, path) for path, (doc_id, _) in existing.items() if path not in files]
     return _Plan(added=added, changed=changed, unchanged=unchanged, removed=removed)
 
 
@@ -342,13 +342,13 @@ def kb_reindex(*, kb_dir: Path, progress: Progress | None = None) -> ReindexSumm
     """
     started = time.perf_counter()
     report = progress or (lambda message: None)
-    sources = read_kb_files(kb_dir)
-    report(f"Read {len(sources)} markdown files from {kb_dir}")
-    plan = _plan(sources, _existing_documents())
+    files = read_kb_files(kb_dir)
+    report(f"Read {len(files)} markdown files from {kb_dir}")
+    plan = _plan(files, _existing_documents())
     if plan.is_empty:
         version = index_version()
     else:
-        plan, version = _apply(sources, report)
+        plan, version = _apply(files, report)
     return ReindexSummary(
         added=len(plan.added),
         changed=len(plan.changed),
@@ -362,10 +362,10 @@ def kb_reindex(*, kb_dir: Path, progress: Progress | None = None) -> ReindexSumm
 
 
 @transaction.atomic
-def _apply(sources: dict[str, KBFile], report: Progress) -> tuple[_Plan, int]:
+def _apply(files: dict[str, KBFile], report: Progress) -> tuple[_Plan, int]:
     state, _ = KBIndexState.objects.select_for_update().get_or_create(pk=KBIndexState.SINGLETON_ID)
     # Planned again under the lock: another run may have committed meanwhile.
-    plan = _plan(sources, _existing_documents())
+    plan = _plan(files, _existing_documents())
     if plan.is_empty:
         return plan, state.version
     now = timezone.now()
@@ -390,10 +390,11 @@ def _apply(sources: dict[str, KBFile], report: Progress) -> tuple[_Plan, int]:
         batch_size=_BATCH,
     )
 
-    added_documents = [
-        (KBDocument(path=source.path, indexed_at=now, **document_fields(source)), source)
-        for source in (file.source() for file in plan.added)
-    ]
+    added_documents = []
+    for file in plan.added:
+        source = file.source()
+        document = KBDocument(path=source.path, indexed_at=now, **document_fields(source))
+        added_documents.append((document, source))
     KBDocument.objects.bulk_create([document for document, _ in added_documents], batch_size=_BATCH)
 
     chunks, facts = [], []
