@@ -257,9 +257,15 @@ def sentence_language(text: str, hint: str | None = None) -> str:
     currency or unit, as "öre" is, makes it Swedish); else ``hint`` (the question's,
     which decides how "1,500" reads); else guessed from its words (``text_language``). A short
     question such as "Allrisk till Hem Start" reads as English, its Swedish answer does not.
+    A capitalised word says nothing: a Swedish place or product name ("Malmö", "Storskär")
+    stands in English sentences as well, so beside such names only, the sentence's marker
+    words decide first.
     """
-    if any(word.lower() not in _ENGLISH_WORDS for word in _SWEDISH_WORD.findall(text)):
+    own = [w for w in _SWEDISH_WORD.findall(text) if w.lower() not in _ENGLISH_WORDS]
+    if any(word[0].islower() for word in own):
         return SWEDISH
+    if own and (marked := marked_language(_SWEDISH_WORD.sub(" ", text))) is not None:
+        return marked  # names only: the sentence's marker words decide, not the question's
     return hint or text_language(text)
 
 

@@ -88,6 +88,9 @@ def test_a_number_in_words_is_no_term(text, language):
         ("The fixed price in SE3 is 85.40 öre/kWh.", "en", "en"),
         ("The price is 1,500 kr.", "sv", "sv"),
         ("The price is 1,500 kr.", None, "en"),
+        # A Swedish name in an English sentence: the question decides.
+        ("You can call our Malmö office on +46 40 700 00 00.", "en", "en"),
+        ("Resan till Storskär tar 45 minuter.", "en", "sv"),
     ],
 )
 def test_a_sentences_own_letters_decide_its_language_before_the_questions(text, hint, language):
