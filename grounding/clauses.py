@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from itertools import pairwise
 
-from grounding.lexicon import merged
-from grounding.notation import Kind, Reading, period_of_compound
+from grounding.lexicon import LEXICONS, merged
+from grounding.notation import Kind, Reading, find_period, period_of_compound, unit_word
 from grounding.terms import terms
 
 _CONJUNCTIONS = merged("conjunctions")
@@ -192,6 +192,12 @@ _INCLUSION_AFTER = re.compile(
     re.IGNORECASE,
 )
 _UNBOUNDED = frozenset({Kind.PHONE, Kind.TIME_RANGE, Kind.CODE, Kind.ORDINAL})
+_COUNTED_BY = frozenset({Kind.AMOUNT, Kind.QUANTITY, Kind.COUNT})
+_PER_AFTER = re.compile(
+    r"[ \u00a0]*(?:per[ \u00a0]+|à[ \u00a0]+|/)(?P<words>[^,;:()\n|.!?]{1,40})", re.IGNORECASE
+)
+_PER_WORDS = 3  # "per påbörjad 10 kg"
+_COUNT = re.compile(r"\d+(?:,\d+)?")
 
 
 @lru_cache(maxsize=8192)  # each clause asks for its neighbours' conditions too (number_term)
@@ -206,8 +212,11 @@ def conditions_of(text: str, reading: Reading) -> frozenset[str]:
     | "tidigast"/"no earlier than" right before it | ``deadline:earliest`` |
     | "inkl."/"including" within a few words after it | ``incl:yes`` |
     | "exkl."/"excluding"/"utan" within a few words after it | ``incl:no`` |
+    | "per" or "/" right after it with what the number counts by, not a period ("30 kr per elev", "40 kr per påbörjad 10 kg", "SEK 2.50/km") | ``per:<lemma>`` for each word up to a conjunction (``per:elev``), ``per:<n> <unit>`` for a unit (``per:10 kg``, ``per:1 km``) |
 
     A range, a phone number or an identifier takes none ("från 8 till 17" is a range).
+    A period after "per" ("per månad", "per påbörjad timme") is the number's period
+    (``notation.find_period``), not a ``per:`` condition.
     """
     found = set()
     is_range = reading.kind is not Kind.DATE and "-" in reading.value.lstrip("-")
@@ -221,6 +230,31 @@ def conditions_of(text: str, reading: Reading) -> frozenset[str]:
     inclusion = _INCLUSION_AFTER.search(text[reading.end : reading.end + 40])
     if inclusion and reading.kind not in _UNBOUNDED:
         found.add("incl:yes" if inclusion["yes"] else "incl:no")
+    if reading.kind in _COUNTED_BY:
+        found |= _counted_by(text, reading.end)
+    return frozenset(found)
+
+
+def _counted_by(text: str, end: int) -> frozenset[str]:
+    """The ``per:`` terms of "per elev", "per påbörjad 10 kg", "/km" right after a number."""
+    per = _PER_AFTER.match(text, end)
+    if per is None or find_period(per.group()) is not None:
+        return frozenset()
+    found: set[str] = set()
+    count = None
+    for word in per["words"].split()[:_PER_WORDS]:
+        if word.lower() in _CONJUNCTIONS:
+            break
+        if _COUNT.fullmatch(word):
+            count = word.replace(",", ".")
+            continue
+        if (unit := unit_word(word)) is not None:
+            found.add(f"per:{count or 1} {unit}")
+            break
+        if count is not None:
+            break
+        for language in LEXICONS:
+            found.update(f"per:{term}" for term in terms(word, language) if not is_marker(term))
     return frozenset(found)
 
 

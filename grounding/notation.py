@@ -442,7 +442,7 @@ _CURRENCY_CODES = frozenset(_CURRENCIES.values())
 _PERCENT_WORDS = merged("percent_words")
 
 
-def _unit_word(word: str) -> str | None:
+def unit_word(word: str) -> str | None:
     """The canonical unit, currency or "%" a word after a number names, if any."""
     lowered = word.lower().rstrip(".,")
     if lowered in ("%",) or lowered in _PERCENT_WORDS:
@@ -461,26 +461,26 @@ def _unit_after(masked: str, end: int) -> tuple[str | None, int]:
         return None, end
     if m.group(2):  # "3-year", "10-literskanna"
         word = m.group(2)
-        unit = _unit_word(word)
+        unit = unit_word(word)
         if unit is None:
             for language in LEXICONS:
                 head = first_part(word, language)
-                if head and (unit := _unit_word(head) or _unit_word(head.rstrip("s"))):
+                if head and (unit := unit_word(head) or unit_word(head.rstrip("s"))):
                     break
         return (unit, m.end()) if unit else (None, end)
     words = m.group(1)
     first = words.split(" ")[0]
     if "/" in first.strip("/"):  # "kr/månad": the unit, then its period (read by find_period)
-        unit = _unit_word(first.split("/")[0])
+        unit = unit_word(first.split("/")[0])
         if unit is not None:
             return unit, m.start(1) + first.index("/")
     for candidate, stop in ((words, m.end()), (first, m.start(1) + len(first))):
-        unit = _unit_word(candidate)
+        unit = unit_word(candidate)
         if unit is not None:
             return unit, stop
     between, _, second = words.partition(" ")
     if second and between.lower() not in _NOT_MODIFIERS:  # "5 working weeks", "10 svenska kronor"
-        unit = _unit_word(second)
+        unit = unit_word(second)
         if unit is not None:
             return unit, m.end()
     return None, end

@@ -10,7 +10,7 @@ row holds:
 | 2 | kind | the kinds are equal, or the claim is a plain count and the fact an amount, quantity, duration or count (the answer left the unit out), or the claim is a time and the fact a time range | ``different kind of number`` |
 | 3 | unit | the claim states no unit or currency, or the fact's is the same (a header's "Price (SEK)" counts as the fact's); a claim in another unit of the fact's dimension is checked again converted, exactly (öre and kronor, the metric prefixes, seconds, minutes and hours: "0,886 kr/kWh" is "88,60 öre/kWh"; never a zero) | ``different unit`` |
 | 4 | period | the claim states no period, or the fact's is the same ("per år", "i månaden", "an hour", "Årsavgift") | ``different period`` |
-| 4b | condition | the claim states no bound or inclusion, or the fact states none, or the same: a lower bound ("över", "minst", "från", "efter", "at least", "more than", "after") or an upper bound ("under", "högst", "upp till", "till", "före", "senast", "up to", "less than", "before", "until") right before the number, a deadline ("senast", "no later than" against "tidigast", "no earlier than") right before it, "inkl."/"including" or "exkl."/"excluding"/"utan" just after it ("under 24 år" does not support "över 24 år", "senast 30 dagar före" not "tidigast 30 dagar före") | ``different bound or condition`` |
+| 4b | condition | the claim states no bound or inclusion, or the fact states none, or the same: a lower bound ("över", "minst", "från", "efter", "at least", "more than", "after") or an upper bound ("under", "högst", "upp till", "till", "före", "senast", "up to", "less than", "before", "until") right before the number, a deadline ("senast", "no later than" against "tidigast", "no earlier than") right before it, "inkl."/"including" or "exkl."/"excluding"/"utan" just after it, what it counts by after "per" or "/" when both say it in one language, or the fact states a period instead ("under 24 år" does not support "över 24 år", "senast 30 dagar före" not "tidigast 30 dagar före", "30 kr per klass" not "30 kr per elev", "40 kr per kilo" not "40 kr per påbörjad 10 kg", "SEK 50 per rental" not "SEK 50 per day") | ``different bound or condition`` |
 | 5 | topic | among the candidates passing rows 1-4, the fact's line, row, header, headings and lead-in share the most terms with the claim's sentence and the question (weekdays, months and letters not counted; another number of the same line counts), and at least one (none needed for identifiers, nor when the sentence and question name nothing but weekdays or letters). No kind names itself: a phone number or a date is bound to its line like any value; one whose line shares no term passes only when no other phone number (date) of the KB is about a term of the sentence or question ("Ring oss på ..." in a KB with one phone; not "Call the outage line on <customer service's number>"). Facts in the other language are candidates only when the claim's language has none | ``supporting line is about something else`` |
 | 6 | subject | no other fact with another value that the claim could be stated from (same kind, period and unit, or a measure in any unit; a plain count competes with amounts, quantities, durations and counts, a time with times and the ends of ranges; anywhere in the KB) matches the claim's own clause (then clause and lead: "Plan A har 99,5 % och svar inom 4 timmar") better than the fact's subject does while naming something the fact's subject lacks. Terms are weighed by what tells facts apart: a term that names a subject somewhere in the KB (a table's row key or column header, a list item's "Label:") counts twice, a verb or "pris" once, so "Hem Mellan kostar 139 kr" is the "Hem Mellan" column's cell, not the line where "Hem Ung kostar 69 kr". "rad A" cannot take row B's price, "fredagar" cannot take Monday's hours, "torsdagar" cannot take the end of Monday–Friday's range when Thursday has its own, one product cannot take another's weight. A later clause of a line has the line's opening words as its lead, except an earlier clause's compound of the same head as one it names itself ("Aluminiumramar har 10 års garanti och kolfiberramar 6 års garanti": the 6 is not the aluminium frames') | ``wrong subject`` |
 | 6b | exact name | when another fact with another value is labelled with words the claim all says ("Telefon:") and matches it as well, the fact's own label has no word the claim leaves out: "Telefon: 08-123 45 68" is not backed by "Fakturatelefon: 08-123 45 68", "Premium kostar 499 kr" not by "Premium Plus: 499 kr" when "Premium: 399 kr" exists; and a claim that names only what a more general fact's clause names (every word of it, none of the special case's own) is that fact's: "Felparkeringsavgiften är 1 200 kr" is not backed by "Den som parkerar på en plats för rörelsehindrade ... får en felparkeringsavgift på 1 200 kr" when "Felparkeringsavgiften är 700 kr" exists; and a table cell whose row and column the claim names in full is the claim's, over a line elsewhere that says more than the claim: "Hem Start självrisk: 1 500 kr" is not backed by "Allrisk till Hem Start ... självrisken är 1 500 kr" when the Självrisk row's Hem Start cell says 3 000 kr | ``wrong subject`` |
@@ -252,19 +252,29 @@ def stated_alike(claim: Claim, fact: Fact) -> str | None:
     return None
 
 
-_CONDITION_FAMILIES = ("bound:", "deadline:", "incl:")
+_CONDITION_FAMILIES = ("bound:", "deadline:", "incl:", "per:")
 
 
 def conditions_agree(claim: Claim, fact: Fact) -> bool:
-    """Row 4b: a bound or inclusion both state is the same ("över 24 år" is not "under 24 år")."""
+    """Row 4b: a bound or inclusion both state is the same ("över 24 år" is not "under 24 år").
+
+    What a price counts by ("per elev", "per 10 kg") is compared in one language only (its
+    words are lemmas); against a fact that states a period instead ("SEK 50 per day") it never
+    holds: "SEK 50 per rental" is not that.
+    """
     if not claim.conditions:
         return True
     stated_all = _conditions(fact.qualifiers)
-    if not stated_all:
-        return True
     for family in _CONDITION_FAMILIES:
         said = {c for c in claim.conditions if c.startswith(family)}
         stated = {q for q in stated_all if q.startswith(family)}
+        if family == "per:" and said:
+            if not stated:
+                if fact.period is not None and claim.period is None:
+                    return False
+                continue
+            if claim.language != fact.language:
+                continue
         if said and stated and not said & stated:
             return False
     return True

@@ -300,6 +300,46 @@ def test_opposite_bounds_never_support_each_other(lower, upper, value):
     assert rule.stated_alike(claim, fact) == rule.CONDITION_MISMATCH
 
 
+COUNTED_BY = {
+    "kb/villkor.md": (
+        "# Villkor\n\n"
+        "Skolklasser reser för 30 kr per elev och resa.\n\n"
+        "För bagage över 20 kg betalar du 40 kr per påbörjad 10 kg.\n\n"
+        "Extra kilometer kostar 2,50 kr/km.\n"
+    ),
+    "kb/english/terms.md": "# Terms\n\nStudded tyres are available for SEK 50 per day.\n",
+}
+COUNTED_BY_FACTS = FactTable.from_documents(COUNTED_BY)
+COUNTED_BY_SNIPPETS = [
+    Snippet(file=file, text=text, start_line=1) for file, text in COUNTED_BY.items()
+]
+
+
+@pytest.mark.parametrize(
+    ("answer", "grounded"),
+    [
+        ("Skolklasser reser för 30 kr per elev.", True),
+        ("En skolklass reser för 30 kr per elev och resa.", True),
+        ("Skolklasser reser för 30 kr.", True),
+        ("Skolklasser reser för 30 kr per klass och resa.", False),
+        ("Bagage över 20 kg kostar 40 kr per påbörjad 10 kg.", True),
+        ("Bagage över 20 kg kostar 40 kr per kilo.", False),
+        ("Extra kilometer kostar 2,50 kr per kilometer.", True),
+        ("Studded tyres cost SEK 50 per day.", True),
+        ("Studded tyres cost SEK 50 per rental.", False),
+    ],
+)
+def test_what_a_price_counts_by_belongs_to_the_value(answer, grounded):
+    verdict = verify_answer(answer, COUNTED_BY_SNIPPETS, facts=COUNTED_BY_FACTS)
+    assert verdict.grounded is grounded
+
+
+def test_what_a_price_counts_by_is_not_compared_across_languages():
+    # "per pupil" and "per elev" are words of two languages: the checker can't tell them apart.
+    answer = "School classes travel for SEK 30 per pupil."
+    assert verify_answer(answer, COUNTED_BY_SNIPPETS, facts=COUNTED_BY_FACTS).grounded
+
+
 ALTERNATIVES = {
     "kb/hem.md": (
         "# Hemförsäkring\n\n"
