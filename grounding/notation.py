@@ -7,7 +7,7 @@ reading (what no form below explains becomes a ``code`` read literally).
 | written | kind | value | how |
 |---|---|---|---|
 | ``0571-48 20 00``, ``+46 18 420 55 00`` | phone | ``+46571482000`` | phonenumbers (region SE) |
-| ``2026-06-19``, ``2026/06/19``, ``19 juni 2026``, ``June 19, 2026``, ``December 24th, 2026``, ``24/12 2026`` | date | ``2026-06-19`` | month names from babel (sv, en); a yearless date opening a range takes the closing date's year ("från 1 maj till 30 september 2027") |
+| ``2026-06-19``, ``2026/06/19``, ``19 juni 2026``, ``June 19, 2026``, ``December 24th, 2026``, ``24/12 2026``, ``den 19/6`` | date | ``2026-06-19``, ``--06-19`` | month names from babel (sv, en); a yearless ``19/6`` only after "den", "on" or a weekday ("24/7" is no date); a yearless date opening a range takes the closing date's year ("från 1 maj till 30 september 2027") |
 | ``08.00–16.30``, ``8:00 am to 4:30 pm``, ``kl. 8–15``, ``9 am – 5 pm``, ``mellan kl. 2 och 5`` | time_range | ``08:00-16:30`` | 12-hour clock read; a bare hour only after a clock word or with am/pm |
 | ``14:00``, ``2 pm``, ``klockan 06.00``, ``till 21.00`` | time | ``14:00`` | ``hh.mm`` is a time unless a currency, unit or percent sign makes it a decimal |
 | ``3 290 kr``, ``SEK 3,950``, ``EUR 52.90``, ``27500 SEK`` | amount | ``3290``, ``3950``, ``52.9`` | digit grouping and decimal mark by the text's locale (babel): ``1,500`` is 1500 in English, 1.5 in Swedish |
@@ -82,6 +82,19 @@ _ORDINAL_SUFFIX = "(?:st|nd|rd|th|:e|:a)?"
 _ISO_DATE = re.compile(r"(?<!\d)(\d{4})-(\d{2})-(\d{2})(?!\d)")
 _ISO_SLASH_DATE = re.compile(r"(?<![\d/])(\d{4})/(\d{1,2})/(\d{1,2})(?![\d/])")
 _SLASH_DATE = re.compile(r"(?<![\d/])(\d{1,2})/(\d{1,2})(?:/|" + _SP + r")(\d{4})(?!\d)")
+# "den 19/6", "on 24/12", "fredag 19/6": a yearless slash date only after a word that names a
+# day, so "24/7" (always open) and "1/2" (a half) stay numbers.
+_DAY_WORDS = "|".join(
+    sorted(
+        {"den", "on", *(w for lex in LEXICONS.values() for w in lex.weekdays)},
+        key=len,
+        reverse=True,
+    )
+)
+_YEARLESS_SLASH_DATE = re.compile(
+    rf"(?<![\w])(?:{_DAY_WORDS}){_SP}+(?:the{_SP}+)?(\d{{1,2}})/(\d{{1,2}})(?![\d/.,]\d)(?!/)",
+    re.IGNORECASE,
+)
 _DAY_MONTH = re.compile(
     rf"(?<![\d.])(\d{{1,2}}){_ORDINAL_SUFFIX}\.?{_SP}+(?:of{_SP}+)?({_MONTH_ALT})\.?(?:,?{_SP}+(\d{{4}}))?(?![\w])",
     re.IGNORECASE,
@@ -210,6 +223,10 @@ def _dates(text: str, masked: str, language: str) -> list[Reading]:
         first, second = int(m[1]), int(m[2])
         day, month = (first, second) if second <= 12 else (second, first)
         found.append(_date(m, int(m[3]), month, day))
+    for m in _YEARLESS_SLASH_DATE.finditer(masked):
+        first, second = int(m[1]), int(m[2])
+        day, month = (first, second) if second <= 12 else (second, first)
+        found.append(_date_at(m.start(1), m.end(2), masked, None, month, day))
     for m in _DAY_MONTH.finditer(masked):
         found.append(_date(m, int(m[3]) if m[3] else None, _MONTHS[m[2].lower()], int(m[1])))
     for m in _MONTH_DAY.finditer(masked):
@@ -232,10 +249,14 @@ def _range_years(masked: str, dates: list[Reading]) -> list[Reading]:
 
 
 def _date(match: re.Match, year: int | None, month: int, day: int) -> Reading | None:
+    return _date_at(match.start(), match.end(), match.string, year, month, day)
+
+
+def _date_at(start: int, end: int, text: str, year: int | None, month: int, day: int):
     if not (1 <= month <= 12 and 1 <= day <= 31):
         return None
     value = f"{year:04d}-{month:02d}-{day:02d}" if year else f"--{month:02d}-{day:02d}"
-    return Reading(match.group(), match.start(), match.end(), Kind.DATE, value)
+    return Reading(text[start:end], start, end, Kind.DATE, value)
 
 
 def _non_overlapping(readings: list[Reading]) -> list[Reading]:

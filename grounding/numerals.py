@@ -7,7 +7,7 @@ kronor" exactly as "500 kronor", and maps each reading back to the words.
 
 | written | rewritten as | rule |
 |---|---|---|
-| ``femhundra``, ``tjugofem``, ``tvåtusen``, ``ettusen tvåhundra``, ``en halv miljon`` | ``500``, ``25``, ``2000``, ``1200``, ``500000`` | Swedish cardinals: the numeral parts of the table below, joined in one word or across a space after ``tusen``/``miljon``/``miljard`` |
+| ``femhundra``, ``tjugofem``, ``tvåtusen``, ``ettusen tvåhundra``, ``en halv miljon`` | ``500``, ``25``, ``2000``, ``1200``, ``500000`` | Swedish cardinals: the numeral parts of the table below, joined in one word or across a space before or after ``hundra``/``tusen``/``miljon``/``miljard`` (``tre hundra``, ``två hundra femtio``) |
 | ``twenty-five``, ``two thousand``, ``one hundred and one``, ``half a million`` | ``25``, ``2000``, ``101``, ``500000`` | English cardinals: the same parts, words joined by spaces, hyphens, ``and`` or ``,`` (value by text2num) |
 | ``en``, ``ett``, ``one`` | ``1`` only before a unit, currency, period, percent or scale word ("ett dygn", "one hour", "en miljon"), or opening a range ("från ett till och med 17 år", "one to three days") | elsewhere an article or pronoun ("en ny router", "the right one"): no number |
 | ``399 tusen``, ``1,5 miljoner``, ``5 million`` | ``399000``, ``1500000``, ``5000000`` | a scale word multiplies the digits before it |
@@ -258,9 +258,15 @@ def _sv_numbers(text: str) -> list[Spelled]:
 
 
 def _joins(previous: str, following: str) -> bool:
-    """Swedish writes a number as one word, but for a space after or before a scale word."""
+    """Swedish writes a number as one word, but for a space after or before a scale word, or
+    "hundra" ("tre hundra", "två hundra femtio": never "3 100", which reads as 3100)."""
     previous, following = previous.lower(), following.lower()
-    return any(previous.endswith(s) for s in SCALES) or any(following.startswith(s) for s in SCALES)
+    return any(previous.endswith(s) for s in _SPACED) or any(
+        following.startswith(s) for s in _SPACED
+    )
+
+
+_SPACED = (*SCALES, "hundra")
 
 
 def _en_numbers(text: str) -> list[Spelled]:

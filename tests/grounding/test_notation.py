@@ -27,6 +27,11 @@ def read(text: str, language: str = "sv") -> list[tuple[str, str, str | None, st
         ("on June 19, 2026", "en", [("date", "2026-06-19", None, None)]),
         ("on December 24th, 2026", "en", [("date", "2026-12-24", None, None)]),
         ("den 24/12 2026", "sv", [("date", "2026-12-24", None, None)]),
+        ("På midsommarafton den 19/6 kör vi", "sv", [("date", "--06-19", None, None)]),
+        ("fredag 19/6", "sv", [("date", "--06-19", None, None)]),
+        ("on 6/19", "en", [("date", "--06-19", None, None)]),
+        # A slash without a word that names a day is no date: always open, a half.
+        ("Öppet 24/7", "sv", [("count", "24", None, None), ("count", "7", None, None)]),
         ("från 2025/01/01", "sv", [("date", "2025-01-01", None, None)]),
         # times and ranges
         ("öppet 12.00–19.00", "sv", [("time_range", "12:00-19:00", None, None)]),

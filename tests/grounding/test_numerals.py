@@ -73,6 +73,10 @@ def test_a_value_in_words_passes_where_the_kb_states_it_and_its_neighbours_do_no
         ("tvåtusen kronor", "sv", [("2000", "SEK")]),
         ("ett tusen kronor", "sv", [("1000", "SEK")]),
         ("ettusen tvåhundra kronor", "sv", [("1200", "SEK")]),
+        # "hundra" after a space: one number, never digits grouped as "3 100".
+        ("tre hundra kilometer", "sv", [("300", "km")]),
+        ("två hundra femtio kronor", "sv", [("250", "SEK")]),
+        ("ett tusen två hundra kronor", "sv", [("1200", "SEK")]),
         ("en halv miljon kronor", "sv", [("500000", "SEK")]),
         ("399 tusen kr", "sv", [("399000", "SEK")]),
         ("399 miljoner kr", "sv", [("399000000", "SEK")]),
