@@ -340,6 +340,33 @@ def test_what_a_price_counts_by_is_not_compared_across_languages():
     assert verify_answer(answer, COUNTED_BY_SNIPPETS, facts=COUNTED_BY_FACTS).grounded
 
 
+TIMETABLE = {
+    "kb/tidtabell.md": (
+        "# Tidtabell\n\n"
+        "| Linje | Sträcka | Första avgång | Sista avgång | Turtäthet |\n|---|---|---|---|---|\n"
+        "| 31 | Hamnudden – Granö | 06.10 | 23.30 | var 60:e minut |\n"
+        "| 35 | Hamnudden – Tallö | 08.05 | 19.20 | 4 turer per dag |\n"
+        "| B4 | Granö – Lillsund | 09.00 | 18.30 | varannan timme |\n"
+    ),
+}
+TIMETABLE_FACTS = FactTable.from_documents(TIMETABLE)
+TIMETABLE_SNIPPETS = [Snippet(file=f, text=t, start_line=1) for f, t in TIMETABLE.items()]
+
+
+@pytest.mark.parametrize(
+    ("answer", "grounded"),
+    [
+        ("Sista avgången på linje 35 går kl. 19.20.", True),
+        ("Första avgången på linje 31 går kl. 06.10.", True),
+        ("Sista avgången på linje 35 går kl. 23.30.", False),
+        ("Sista avgången på linje 31 går kl. 19.20.", False),
+    ],
+)
+def test_a_rows_key_names_the_whole_row(answer, grounded):
+    verdict = verify_answer(answer, TIMETABLE_SNIPPETS, facts=TIMETABLE_FACTS)
+    assert verdict.grounded is grounded
+
+
 ALTERNATIVES = {
     "kb/hem.md": (
         "# Hemförsäkring\n\n"
