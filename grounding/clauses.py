@@ -13,6 +13,7 @@ sides bind words to numbers the same way.
 | an enumeration ("58.5% hydropower, 34.0% wind power and 7.5% solar power": commas, then a conjunction) | each item is a clause; the words before its first item are the lead of every item |
 | the lead (the paragraph's opening lines without a number, and the words before the first number of the number's own line) | its terms, without weekdays, letters and numbers (those qualify only their own clause); none for a later sentence of the line that restates a word of it before its number ("Uppsägningstiden för rörligt pris är 1 månad. Uppsägningstiden för fjärrvärme är 3 månader.") |
 | a compound before an amount ("dygnspriset 75 kr", "timpriset") | its head's period, when the amount states none |
+| a line's "<items>: <what holds for them>" ("Christmas Eve (December 24) and Christmas Day (December 25): all offices closed") | the words after the colon qualify every number before it when none follows it; the words before it qualify a number after it when they join several items and state no number of its kind |
 """
 
 import re
@@ -152,13 +153,51 @@ def clauses_of(text: str, readings: list[Reading], language: str) -> list[Clause
             Clause(
                 reading,
                 clause_text,
-                terms(words, language) | numbers,
+                terms(words, language)
+                | numbers
+                | _shared_across_colon(text, readings, index, language),
                 lead,
                 period,
                 conditions_of(text, reading),
             )
         )
     return found
+
+
+def _shared_across_colon(
+    text: str, readings: list[Reading], index: int, language: str
+) -> frozenset[str]:
+    """What a line's "<items>: <what holds for them>" shares across its colon.
+
+    "Christmas Eve (December 24) and Christmas Day (December 25): all offices closed": both
+    dates are closed days, not only the last; "Good Friday (April 3) and Easter Monday (April
+    6): open 09:00–15:00": the hours are both days'. Words after the colon qualify every number
+    before it when no number follows the colon; the words before it qualify a number after it
+    when they join several items ("och", "and") and state no number of its kind.
+    """
+    reading = readings[index]
+    line_start = text.rfind("\n", 0, reading.start) + 1
+    line_end = text.find("\n", reading.end)
+    line_end = len(text) if line_end == -1 else line_end
+    colon = _LABEL_COLON.search(text, line_start, line_end)
+    if colon is None:
+        return frozenset()
+    on_line = [r for r in readings if line_start <= r.start < line_end]
+    before = [r for r in on_line if r.end <= colon.start()]
+    after = [r for r in on_line if r.start >= colon.end()]
+    if reading in before and not after:
+        tail = text[colon.end() : line_end]
+        return frozenset(t for t in terms(tail, language) if not is_marker(t))
+    if reading in after and len(before) >= 2:
+        head = text[line_start : colon.start()]
+        if _CONJUNCTION_IN.search(head) and all(r.kind is not reading.kind for r in before):
+            head = _without_dates(head, readings, line_start)
+            return frozenset(t for t in terms(head, language) if not t.startswith("n:"))
+    return frozenset()
+
+
+_LABEL_COLON = re.compile(r"(?<!\d):(?=[ \u00a0])")
+_CONJUNCTION_IN = re.compile(_CONJUNCTION, re.IGNORECASE)
 
 
 def _without_dates(clause_text: str, readings: list[Reading], offset: int) -> str:

@@ -367,6 +367,35 @@ def test_a_rows_key_names_the_whole_row(answer, grounded):
     assert verdict.grounded is grounded
 
 
+HOLIDAYS = {
+    "kb/offices.md": (
+        "# Opening hours\n\n"
+        "| Day | Hours |\n|---|---|\n| Friday | 07:30–18:30 |\n| Monday | 07:30–18:30 |\n\n"
+        "## Holidays\n\n"
+        "- Christmas Eve (December 24) and Christmas Day (December 25): all offices closed.\n"
+        "- Good Friday (April 3, 2026) and Easter Monday (April 6, 2026): all offices open "
+        "09:00–15:00.\n"
+        "- New Year's Eve (December 31): all offices open 10:00–14:00.\n"
+    ),
+}
+HOLIDAY_FACTS = FactTable.from_documents(HOLIDAYS)
+HOLIDAY_SNIPPETS = [Snippet(file=f, text=t, start_line=1) for f, t in HOLIDAYS.items()]
+
+
+@pytest.mark.parametrize(
+    ("answer", "grounded"),
+    [
+        ("All our offices are closed on 24 December (Christmas Eve).", True),
+        ("On Good Friday, 2026-04-03, all our offices are open 09:00–15:00.", True),
+        ("On Easter Monday all our offices are open 09:00–15:00.", True),
+        ("On Good Friday all our offices are open 10:00–14:00.", False),
+    ],
+)
+def test_what_follows_a_colon_holds_for_every_item_before_it(answer, grounded):
+    verdict = verify_answer(answer, HOLIDAY_SNIPPETS, facts=HOLIDAY_FACTS)
+    assert verdict.grounded is grounded
+
+
 ALTERNATIVES = {
     "kb/hem.md": (
         "# Hemförsäkring\n\n"
