@@ -309,10 +309,12 @@ COUNTED_BY = {
     ),
     "kb/english/terms.md": "# Terms\n\nStudded tyres are available for SEK 50 per day.\n",
 }
-COUNTED_BY_FACTS = FactTable.from_documents(COUNTED_BY)
-COUNTED_BY_SNIPPETS = [
-    Snippet(file=file, text=text, start_line=1) for file, text in COUNTED_BY.items()
-]
+
+
+def checked(kb: dict[str, str], answer: str):
+    """The verdict on ``answer`` against ``kb``, every file of it retrieved."""
+    snippets = [Snippet(file=file, text=text, start_line=1) for file, text in kb.items()]
+    return verify_answer(answer, snippets, facts=FactTable.from_documents(kb))
 
 
 @pytest.mark.parametrize(
@@ -330,14 +332,13 @@ COUNTED_BY_SNIPPETS = [
     ],
 )
 def test_what_a_price_counts_by_belongs_to_the_value(answer, grounded):
-    verdict = verify_answer(answer, COUNTED_BY_SNIPPETS, facts=COUNTED_BY_FACTS)
-    assert verdict.grounded is grounded
+    assert checked(COUNTED_BY, answer).grounded is grounded
 
 
 def test_what_a_price_counts_by_is_not_compared_across_languages():
     # "per pupil" and "per elev" are words of two languages: the checker can't tell them apart.
     answer = "School classes travel for SEK 30 per pupil."
-    assert verify_answer(answer, COUNTED_BY_SNIPPETS, facts=COUNTED_BY_FACTS).grounded
+    assert checked(COUNTED_BY, answer).grounded
 
 
 TIMETABLE = {
@@ -349,8 +350,6 @@ TIMETABLE = {
         "| B4 | Granö – Lillsund | 09.00 | 18.30 | varannan timme |\n"
     ),
 }
-TIMETABLE_FACTS = FactTable.from_documents(TIMETABLE)
-TIMETABLE_SNIPPETS = [Snippet(file=f, text=t, start_line=1) for f, t in TIMETABLE.items()]
 
 
 @pytest.mark.parametrize(
@@ -363,8 +362,7 @@ TIMETABLE_SNIPPETS = [Snippet(file=f, text=t, start_line=1) for f, t in TIMETABL
     ],
 )
 def test_a_rows_key_names_the_whole_row(answer, grounded):
-    verdict = verify_answer(answer, TIMETABLE_SNIPPETS, facts=TIMETABLE_FACTS)
-    assert verdict.grounded is grounded
+    assert checked(TIMETABLE, answer).grounded is grounded
 
 
 HOLIDAYS = {
@@ -378,8 +376,6 @@ HOLIDAYS = {
         "- New Year's Eve (December 31): all offices open 10:00–14:00.\n"
     ),
 }
-HOLIDAY_FACTS = FactTable.from_documents(HOLIDAYS)
-HOLIDAY_SNIPPETS = [Snippet(file=f, text=t, start_line=1) for f, t in HOLIDAYS.items()]
 
 
 @pytest.mark.parametrize(
@@ -392,8 +388,7 @@ HOLIDAY_SNIPPETS = [Snippet(file=f, text=t, start_line=1) for f, t in HOLIDAYS.i
     ],
 )
 def test_what_follows_a_colon_holds_for_every_item_before_it(answer, grounded):
-    verdict = verify_answer(answer, HOLIDAY_SNIPPETS, facts=HOLIDAY_FACTS)
-    assert verdict.grounded is grounded
+    assert checked(HOLIDAYS, answer).grounded is grounded
 
 
 ALTERNATIVES = {
