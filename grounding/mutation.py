@@ -148,8 +148,9 @@ def _replaced(statement: Statement, text: str) -> str:
 
 
 def _number_part(reading: Reading) -> tuple[int, int] | None:
-    """Where the digits of a reading stand in its text (first to last digit)."""
-    digits = [i for i, ch in enumerate(reading.text) if ch.isdigit()]
+    """Where the digits of a reading stand in its text (first to last ASCII digit: the "²" of
+    "1,800 m²" is the unit's)."""
+    digits = [i for i, ch in enumerate(reading.text) if ch in "0123456789"]
     return (digits[0], digits[-1] + 1) if digits else None
 
 

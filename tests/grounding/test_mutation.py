@@ -68,6 +68,12 @@ def test_facts_with_the_same_words_and_other_values_are_listed_not_swapped():
     assert not any(c.kind == "wrong_sibling" for c in result.cases)
 
 
+def test_a_unit_written_with_a_superscript_keeps_it_and_the_number_changes():
+    area = "# Gym\n\nOur largest gym has 1,800 m² over two floors.\n"
+    digit = next(c.answer for c in cases_of(area) if c.kind == "wrong_digit")
+    assert digit == "Our largest gym has 1,801 m² over two floors."
+
+
 @given(st.integers(min_value=2, max_value=99_999), st.integers(min_value=2, max_value=99_999))
 @settings(max_examples=40, deadline=None)
 def test_every_wrong_answer_differs_from_what_the_kb_says(first, second):
