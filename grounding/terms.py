@@ -28,9 +28,11 @@ from grounding.lexicon import LEXICONS, merged
 from grounding.numerals import EN_PARTS, SV_PARTS
 from grounding.text import ENGLISH, STOPWORDS, SWEDISH, marked_language
 
-# A word; letters written together with digits ("SE4") are an identifier, not a word.
+# A word; letters written together with digits ("SE4") are an identifier, not a word. An
+# English possessive's "'s" is not part of it ("Kungsholmen's" is "Kungsholmen").
 _TOKEN = re.compile(
-    r"[^\W\d_]+(?:['’][^\W\d_]+)?(?![^\W\d_]|\d)|[–—-]|\bto\b|\btill\b", re.IGNORECASE
+    r"[^\W\d_]+(?:['’](?!s\b)[^\W\d_]+)?(?![^\W\d_]|\d)|[–—-]|\bto\b|\btill\b",
+    re.IGNORECASE,
 )
 _MIN_COMPOUND = 7
 _MIN_PART = 3

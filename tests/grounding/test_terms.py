@@ -60,6 +60,11 @@ def test_a_capitalised_stopword_inside_a_sentence_is_part_of_a_name():
     assert "mellan" not in terms("för dig mellan 18 och 29 år", "sv")
 
 
+def test_an_english_possessive_is_its_name():
+    assert terms("Kungsholmen's number", "en") == terms("Kungsholmen number", "en")
+    assert "kungsholmen" in terms("Kungsholmen’s phone", "en")
+
+
 def test_an_abbreviated_weekday_after_a_slash_is_a_period():
     assert "weekday:1" not in terms("139 kr/mån", "sv")
     assert "weekday:1" in terms("mån–fre 8–17", "sv")
