@@ -236,12 +236,17 @@ def _dates(text: str, masked: str, language: str) -> list[Reading]:
 
 def _range_years(masked: str, dates: list[Reading]) -> list[Reading]:
     """A yearless date that opens a range takes the year of the date that closes it:
-    "från 1 maj till 30 september 2027" is 2027-05-01 to 2027-09-30."""
+    "från 1 maj till 30 september 2027" is 2027-05-01 to 2027-09-30, and so is "between
+    January 7 and January 31, 2026" ("mellan ... och")."""
     for index, (first, second) in enumerate(pairwise(dates)):
+        gap = masked[first.end : second.start]
         if (
             first.value.startswith("--")
             and not second.value.startswith("--")
-            and _DATE_RANGE_GAP.fullmatch(masked[first.end : second.start])
+            and (
+                _DATE_RANGE_GAP.fullmatch(gap)
+                or (_BETWEEN_BEFORE.search(masked, 0, first.start) and _AND_GAP.fullmatch(gap))
+            )
             and first.value[2:] <= second.value[5:]  # May to September, not December to March
         ):
             dates[index] = first._replace(value=second.value[:4] + first.value[1:])
@@ -464,7 +469,12 @@ _PERCENT_WORDS = merged("percent_words")
 
 
 def unit_word(word: str) -> str | None:
-    """The canonical unit, currency or "%" a word after a number names, if any."""
+    """The canonical unit, currency or "%" a word after a number names, if any.
+
+    A lower-case "a" is the article, not the ampere: "under 18 a parent must sign".
+    """
+    if word == "a":
+        return None
     lowered = word.lower().rstrip(".,")
     if lowered in ("%",) or lowered in _PERCENT_WORDS:
         return "%"
@@ -519,6 +529,17 @@ _DATE_RANGE_GAP = re.compile(
     r"[ \u00a0]*(?:–|-|—|"
     + "|".join(re.escape(w) for w in merged("range_words") if w.isalpha())
     + r"|till och med|t\.o\.m\.|through)[ \u00a0]*",
+    re.IGNORECASE,
+)
+
+
+_RANGE_OPENERS = merged("range_openers")
+_RANGE_JOINERS = merged("range_joiners")
+_BETWEEN_BEFORE = re.compile(
+    r"\b(?:" + "|".join(map(re.escape, sorted(_RANGE_OPENERS))) + r")[ \u00a0]+\Z", re.IGNORECASE
+)
+_AND_GAP = re.compile(
+    r"[ \u00a0]+(?:" + "|".join(map(re.escape, sorted(_RANGE_JOINERS))) + r")[ \u00a0]+",
     re.IGNORECASE,
 )
 

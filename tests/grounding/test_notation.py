@@ -32,6 +32,12 @@ def read(text: str, language: str = "sv") -> list[tuple[str, str, str | None, st
         ("on 6/19", "en", [("date", "--06-19", None, None)]),
         # A slash without a word that names a day is no date: always open, a half.
         ("Öppet 24/7", "sv", [("count", "24", None, None), ("count", "7", None, None)]),
+        # units
+        ("1,800 square metres", "en", [("quantity", "1800", "m2", None)]),
+        ("1 800 kvm", "sv", [("quantity", "1800", "m2", None)]),
+        # a lower-case "a" after a number is the article; "A" is the ampere
+        ("under 18 a parent must sign", "en", [("count", "18", None, None)]),
+        ("en säkring på 16 A", "sv", [("quantity", "16", "A", None)]),
         ("från 2025/01/01", "sv", [("date", "2025-01-01", None, None)]),
         # times and ranges
         ("öppet 12.00–19.00", "sv", [("time_range", "12:00-19:00", None, None)]),
@@ -213,6 +219,10 @@ def test_a_range_from_one_number_to_another(text, language, expected):
     [
         ("Säsongen pågår från 1 maj till 30 september 2027.", "sv", ["2027-05-01", "2027-09-30"]),
         ("Open June 1 to September 30, 2027.", "en", ["2027-06-01", "2027-09-30"]),
+        ("Join between January 7 and January 31, 2026.", "en", ["2026-01-07", "2026-01-31"]),
+        ("Gäller mellan 7 januari och 31 januari 2026.", "sv", ["2026-01-07", "2026-01-31"]),
+        # "and" without "between" joins two dates, not a range.
+        ("Closed January 7 and January 31, 2026.", "en", ["--01-07", "2026-01-31"]),
         # Across a new year the year is not known: the opening date stays yearless.
         ("Vintersäsong 1 december–31 mars 2027.", "sv", ["--12-01", "2027-03-31"]),
     ],
