@@ -9,7 +9,7 @@ sides bind words to numbers the same way.
 
 | part | terms |
 |---|---|
-| the clause of a number | every term of it, plus ``n:<value>`` of the clause's other numbers; a line break ends a clause like ";" (each line of a paragraph is its own statement) |
+| the clause of a number | every term of it, plus ``n:<value>`` of the clause's other numbers; a line break ends a clause like ";" (each line of a paragraph is its own statement); the "and" of a range opened by "between"/"mellan" ("between January 7 and January 31") ends none |
 | an enumeration ("58.5% hydropower, 34.0% wind power and 7.5% solar power": commas, then a conjunction) | each item is a clause; the words before its first item are the lead of every item |
 | the lead (the paragraph's opening lines without a number, and the words before the first number of the number's own line) | its terms, without weekdays, letters and numbers (those qualify only their own clause); none for a later sentence of the line that restates a word of it before its number ("Uppsägningstiden för rörligt pris är 1 månad. Uppsägningstiden för fjärrvärme är 3 månader.") |
 | a compound before an amount ("dygnspriset 75 kr", "timpriset") | its head's period, when the amount states none |
@@ -72,6 +72,10 @@ def _clause_spans(
     conjunction: list[bool] = []
     for before, after in pairwise(readings):
         gap = list(_SPLIT.finditer(text, before.end, after.start))
+        if _RANGE_JOIN.fullmatch(text, before.end, after.start) and _RANGE_OPEN.search(
+            text, 0, before.start
+        ):
+            gap = []  # "between January 7 and January 31": one range, one clause
         cuts.append(gap[-1].start() if gap else -1)
         comma = list(_COMMA.finditer(text, before.end, after.start))
         commas.append(comma[-1].start() if comma and not gap else -1)
@@ -229,6 +233,12 @@ _INCLUSION_AFTER = re.compile(
     rf"^[^,;:()\n]{{0,24}}?(?<![\w])(?:(?P<yes>{_alternatives(merged('included'))})|"
     rf"(?P<no>{_alternatives(merged('excluded'))}))\.?(?!\w)",
     re.IGNORECASE,
+)
+_RANGE_OPEN = re.compile(
+    rf"\b(?:{_alternatives(merged('range_openers'))}){_SPACE}\Z", re.IGNORECASE
+)
+_RANGE_JOIN = re.compile(
+    rf"{_SPACE}(?:{_alternatives(merged('range_joiners'))}){_SPACE}", re.IGNORECASE
 )
 _UNBOUNDED = frozenset({Kind.PHONE, Kind.TIME_RANGE, Kind.CODE, Kind.ORDINAL})
 _COUNTED_BY = frozenset({Kind.AMOUNT, Kind.QUANTITY, Kind.COUNT})

@@ -6,7 +6,7 @@ row holds:
 
 | # | check | holds when | else (reason) |
 |---|---|---|---|
-| 1 | value | the claim's canonical value is the fact's, or one end of the fact's range (a time in "08:00–16:30", a number in "1–3 år") | ``not in the knowledge base`` |
+| 1 | value | the claim's canonical value is the fact's, or one end of the fact's range (a time in "08:00–16:30", a number in "1–3 år"), or the fact's date without its year ("January 6" for "January 6, 2026") | ``not in the knowledge base`` |
 | 2 | kind | the kinds are equal, or the claim is a plain count and the fact an amount, quantity, duration or count (the answer left the unit out), or the claim is a time and the fact a time range | ``different kind of number`` |
 | 3 | unit | the claim states no unit or currency, or the fact's is the same (a header's "Price (SEK)" counts as the fact's); a claim in another unit of the fact's dimension is checked again converted, exactly (öre and kronor, the metric prefixes, seconds, minutes and hours: "0,886 kr/kWh" is "88,60 öre/kWh"; never a zero) | ``different unit`` |
 | 4 | period | the claim states no period, or the fact's is the same ("per år", "i månaden", "an hour", "Årsavgift") | ``different period`` |
@@ -67,6 +67,8 @@ def is_identifier(claim: Claim) -> bool:
 def value_matches(claim: Claim, fact: Fact) -> bool:
     if claim.value == fact.value:
         return True
+    if claim.kind is Kind.DATE and fact.kind is Kind.DATE and claim.value.startswith("--"):
+        return fact.value[4:] == claim.value[1:]  # "January 6" states less than "2026-01-06"
     return (
         "-" in fact.value.lstrip("-")
         and "-" not in claim.value

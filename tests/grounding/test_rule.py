@@ -391,6 +391,29 @@ def test_what_follows_a_colon_holds_for_every_item_before_it(answer, grounded):
     assert checked(HOLIDAYS, answer).grounded is grounded
 
 
+CAMPAIGN = {
+    "kb/memberships.md": (
+        "# Memberships\n\n## Holidays\n\n| Date | Hours |\n|---|---|\n"
+        "| January 6, 2026 (Epiphany) | 08:00–20:00 |\n| June 19, 2026 (Midsummer Eve) | Closed |\n\n"
+        "## New Year campaign\n\n"
+        "Join between January 7 and January 31, 2026 and pay no joining fee on Basic or Flex.\n"
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    ("answer", "grounded"),
+    [
+        ("On January 6 (Epiphany) all gyms are open 8 am–8 pm.", True),
+        ("On January 7 (Epiphany) all gyms are open 8 am–8 pm.", False),
+        ("The campaign starts on 2026-01-07; new members pay no joining fee on Basic.", True),
+        ("The campaign starts on 2026-01-08; new members pay no joining fee on Basic.", False),
+    ],
+)
+def test_a_date_without_its_year_and_a_range_opened_by_between(answer, grounded):
+    assert checked(CAMPAIGN, answer).grounded is grounded
+
+
 ALTERNATIVES = {
     "kb/hem.md": (
         "# Hemförsäkring\n\n"
