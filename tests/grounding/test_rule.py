@@ -394,7 +394,8 @@ def test_what_follows_a_colon_holds_for_every_item_before_it(answer, grounded):
 CAMPAIGN = {
     "kb/memberships.md": (
         "# Memberships\n\n## Holidays\n\n| Date | Hours |\n|---|---|\n"
-        "| January 6, 2026 (Epiphany) | 08:00–20:00 |\n| June 19, 2026 (Midsummer Eve) | Closed |\n\n"
+        "| January 6, 2026 (Epiphany) | 08:00–20:00 |\n"
+        "| June 19, 2026 (Midsummer Eve) | Closed |\n\n"
         "## New Year campaign\n\n"
         "Join between January 7 and January 31, 2026 and pay no joining fee on Basic or Flex.\n"
     ),
