@@ -15,6 +15,8 @@ Pure: no ORM, no I/O. A term is what the subject rule compares:
 | a month, or a range of them ("November–March", "from April to October") | ``month:11`` ... for every month covered ("may" only capitalised) |
 | a period adverb ("hourly", "månatligen") | the word: "the hourly price" names a plan; as a period it is read by :mod:`grounding.notation` |
 | stopwords, units, currencies, periods, per-markers, cardinal number words ("två", "twenty") | nothing: values and units are compared by the rule itself |
+| an e-mail or web address ("hello@pulseworks.se", "https://...") | nothing: its domain is every address's, not a subject |
+| an English possessive ("Kungsholmen's") | the name's terms |
 
 Numbers are not terms here; facts and claims add the values next to a number as ``n:<value>``.
 """
@@ -34,6 +36,15 @@ _TOKEN = re.compile(
     r"[^\W\d_]+(?:['’](?!s\b)[^\W\d_]+)?(?![^\W\d_]|\d)|[–—-]|\bto\b|\btill\b",
     re.IGNORECASE,
 )
+# An e-mail address or a web address names no subject: "hello@pulseworks.se" and
+# "foretag@pulseworks.se" share the words of their domain, not what they are for.
+_ADDRESS = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+|\bhttps?://\S+|\bwww\.\S+", re.IGNORECASE)
+
+
+def _blank(match: re.Match) -> str:
+    return " " * len(match.group())
+
+
 _MIN_COMPOUND = 7
 _MIN_PART = 3
 _MIN_KNOWN_HEAD = 4
@@ -176,6 +187,7 @@ def first_part(word: str, language: str) -> str | None:
 def terms(text: str, language: str) -> frozenset[str]:
     """Every term of ``text`` (see the module table)."""
     found: set[str] = set()
+    text = _ADDRESS.sub(_blank, text)
     tokens = list(_TOKEN.finditer(text))
     previous_day = previous_month = None
     for index, match in enumerate(tokens):

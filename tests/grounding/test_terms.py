@@ -65,6 +65,13 @@ def test_an_english_possessive_is_its_name():
     assert "kungsholmen" in terms("Kungsholmen’s phone", "en")
 
 
+def test_an_address_names_no_subject():
+    assert terms("Email hello@pulseworks.se or see https://pulseworks.se/help", "en") == {
+        "email",
+        "see",
+    }
+
+
 def test_an_abbreviated_weekday_after_a_slash_is_a_period():
     assert "weekday:1" not in terms("139 kr/mån", "sv")
     assert "weekday:1" in terms("mån–fre 8–17", "sv")
