@@ -12,7 +12,7 @@ sides bind words to numbers the same way.
 | the clause of a number | every term of it, plus ``n:<value>`` of the clause's other numbers; a line break ends a clause like ";" (each line of a paragraph is its own statement); the "and" of a range opened by "between"/"mellan" ("between January 7 and January 31") ends none |
 | an enumeration ("58.5% hydropower, 34.0% wind power and 7.5% solar power": commas, then a conjunction) | each item is a clause; the words before its first item are the lead of every item |
 | the lead (the paragraph's opening lines without a number, and the words before the first number of the number's own line) | its terms, without weekdays, letters and numbers (those qualify only their own clause); none for a later sentence of the line that restates a word of it before its number ("Uppsägningstiden för rörligt pris är 1 månad. Uppsägningstiden för fjärrvärme är 3 månader.") |
-| a compound before an amount ("dygnspriset 75 kr", "timpriset") | its head's period, when the amount states none |
+| a compound before an amount ("dygnspriset 75 kr", "timpriset") | its head's period, when the amount states none and the compound's tail is a rate ("pris", "avgift", "hyra"; not "dagpass", "årskort") |
 | a line's "<items>: <what holds for them>" ("Christmas Eve (December 24) and Christmas Day (December 25): all offices closed") | the words after the colon qualify every number before it when none follows it; the words before it qualify a number after it when they join several items and state no number of its kind |
 """
 

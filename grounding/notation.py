@@ -35,7 +35,7 @@ from babel.numbers import get_decimal_symbol, get_group_symbol
 from grounding.lexicon import LEXICONS, merged
 from grounding.numerals import with_digits
 from grounding.phones import find_phones
-from grounding.terms import first_part
+from grounding.terms import first_part, split_compound
 from grounding.text import STOPWORDS
 
 
@@ -72,6 +72,7 @@ _CURRENCIES = merged("currencies")
 _UNITS = merged("units")
 _PERIODS = merged("periods")
 _PERIOD_ADVERBS = merged("period_adverbs")
+_RATE_WORDS = merged("rate_words")
 _PER_MARKERS = merged("per_markers")
 _CLOCK_MARKERS = frozenset(w.rstrip(".") for w in merged("clock_markers"))
 _RANGE_WORDS = "|".join(re.escape(w) for w in ("to", "till", "until", "through"))
@@ -584,11 +585,13 @@ def find_period(window: str) -> str | None:
 
 
 def period_of_compound(word: str) -> str | None:
-    """The period a compound's head names: "årsavgift" -> year, "timpris" -> hour."""
+    """The period a compound's head names when its tail is a rate: "årsavgift" -> year,
+    "timpris" -> hour; not "dagpass" or "årskort" (a thing that lasts a day, a year)."""
     for language in LEXICONS:
-        head = first_part(word.lower(), language)
-        if head is None:
+        parts = split_compound(word.lower(), language)
+        if not parts or parts[-1] not in _RATE_WORDS:
             continue
+        head = parts[0]
         for candidate in (head, head.rstrip("s")):
             period = _PERIODS.get(candidate) or (
                 _UNITS.get(candidate) if _UNITS.get(candidate) in TIME_UNITS else None

@@ -48,6 +48,7 @@ class Lexicon:
     deadline_earliest: tuple[str, ...]  # "tidigast", "no earlier than": before a number
     included: tuple[str, ...]  # "inkl", "including": after a number, what it includes
     excluded: tuple[str, ...]  # "exkl", "excluding": after a number, what it leaves out
+    rate_words: tuple[str, ...]  # "avgift", "fee": a compound's tail that makes its head a period
 
 
 def _lexicon(module: ModuleType) -> Lexicon:
@@ -90,6 +91,7 @@ def _lexicon(module: ModuleType) -> Lexicon:
         deadline_earliest=tuple(module.DEADLINE_EARLIEST),
         included=tuple(module.INCLUDED),
         excluded=tuple(module.EXCLUDED),
+        rate_words=tuple(module.RATE_WORDS),
     )
 
 

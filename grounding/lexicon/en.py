@@ -68,3 +68,6 @@ DEADLINE_LATEST = ("no later than", "at the latest", "by the latest")
 DEADLINE_EARLIEST = ("no earlier than", "at the earliest", "earliest")
 INCLUDED = ("incl", "including", "inclusive of")
 EXCLUDED = ("excl", "excluding", "exclusive of", "without")
+
+# The tail of a compound that makes its head a period (English writes few as one word).
+RATE_WORDS = ("fee", "price", "cost", "rate", "rent", "charge")

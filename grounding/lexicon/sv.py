@@ -72,3 +72,6 @@ DEADLINE_LATEST = ("senast", "inte senare än")
 DEADLINE_EARLIEST = ("tidigast", "inte tidigare än")
 INCLUDED = ("inkl", "inklusive")
 EXCLUDED = ("exkl", "exklusive", "utan")
+
+# The tail of a compound that makes its head a period ("årsavgift", "timpris", "dygnshyra").
+RATE_WORDS = ("avgift", "pris", "kostnad", "hyra", "taxa", "premie", "lön", "ersättning")

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from grounding.notation import Kind, parse_number, read_numbers
+from grounding.notation import Kind, parse_number, period_of_compound, read_numbers
 
 
 def read(text: str, language: str = "sv") -> list[tuple[str, str, str | None, str | None]]:
@@ -229,3 +229,18 @@ def test_a_range_from_one_number_to_another(text, language, expected):
 )
 def test_a_yearless_date_opening_a_range_takes_the_closing_dates_year(text, language, values):
     assert [r.value for r in read_numbers(text, language)] == values
+
+
+@pytest.mark.parametrize(
+    ("word", "period"),
+    [
+        ("årsavgiften", "year"),
+        ("timpriset", "hour"),
+        ("dygnshyra", "day"),
+        # A thing that lasts a period is no rate: its price is not per day or per year.
+        ("dagpass", None),
+        ("årskort", None),
+    ],
+)
+def test_a_compound_names_a_period_only_when_its_tail_is_a_rate(word, period):
+    assert period_of_compound(word) == period
