@@ -118,6 +118,7 @@ def clauses_of(text: str, readings: list[Reading], language: str) -> list[Clause
     leads: dict[int, frozenset[str]] = {}
     found = []
     spans, first_item = _clause_spans(text, readings)
+    colons = _LABEL_COLON.search(text) is not None  # most lines have none: skip the look per number
     for index, (reading, (start, end)) in enumerate(zip(readings, spans, strict=True)):
         line_start = text.rfind("\n", 0, reading.start) + 1
         key = first_item.get(index, line_start)
@@ -159,7 +160,7 @@ def clauses_of(text: str, readings: list[Reading], language: str) -> list[Clause
                 clause_text,
                 terms(words, language)
                 | numbers
-                | _shared_across_colon(text, readings, index, language),
+                | (_shared_across_colon(text, readings, index, language) if colons else _NONE),
                 lead,
                 period,
                 conditions_of(text, reading),
@@ -200,6 +201,7 @@ def _shared_across_colon(
     return frozenset()
 
 
+_NONE: frozenset[str] = frozenset()
 _LABEL_COLON = re.compile(r"(?<!\d):(?=[ \u00a0])")
 _CONJUNCTION_IN = re.compile(_CONJUNCTION, re.IGNORECASE)
 
