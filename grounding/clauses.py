@@ -22,7 +22,14 @@ from functools import lru_cache
 from itertools import pairwise
 
 from grounding.lexicon import LEXICONS, merged
-from grounding.notation import Kind, Reading, find_period, period_of_compound, unit_word
+from grounding.notation import (
+    Kind,
+    Reading,
+    between_and,
+    find_period,
+    period_of_compound,
+    unit_word,
+)
 from grounding.terms import terms
 
 _CONJUNCTIONS = merged("conjunctions")
@@ -72,9 +79,7 @@ def _clause_spans(
     conjunction: list[bool] = []
     for before, after in pairwise(readings):
         gap = list(_SPLIT.finditer(text, before.end, after.start))
-        if _RANGE_JOIN.fullmatch(text, before.end, after.start) and _RANGE_OPEN.search(
-            text, 0, before.start
-        ):
+        if between_and(text, before, after):
             gap = []  # "between January 7 and January 31": one range, one clause
         cuts.append(gap[-1].start() if gap else -1)
         comma = list(_COMMA.finditer(text, before.end, after.start))
@@ -195,7 +200,7 @@ def _shared_across_colon(
         return frozenset(t for t in terms(tail, language) if not is_marker(t))
     if reading in after and len(before) >= 2:
         head = text[line_start : colon.start()]
-        if _CONJUNCTION_IN.search(head) and all(r.kind is not reading.kind for r in before):
+        if _ENUMERATION_END.search(head) and all(r.kind is not reading.kind for r in before):
             head = _without_dates(head, readings, line_start)
             return frozenset(t for t in terms(head, language) if not t.startswith("n:"))
     return frozenset()
@@ -203,7 +208,6 @@ def _shared_across_colon(
 
 _NONE: frozenset[str] = frozenset()
 _LABEL_COLON = re.compile(r"(?<!\d):(?=[ \u00a0])")
-_CONJUNCTION_IN = re.compile(_CONJUNCTION, re.IGNORECASE)
 
 
 def _without_dates(clause_text: str, readings: list[Reading], offset: int) -> str:
@@ -235,12 +239,6 @@ _INCLUSION_AFTER = re.compile(
     rf"^[^,;:()\n]{{0,24}}?(?<![\w])(?:(?P<yes>{_alternatives(merged('included'))})|"
     rf"(?P<no>{_alternatives(merged('excluded'))}))\.?(?!\w)",
     re.IGNORECASE,
-)
-_RANGE_OPEN = re.compile(
-    rf"\b(?:{_alternatives(merged('range_openers'))}){_SPACE}\Z", re.IGNORECASE
-)
-_RANGE_JOIN = re.compile(
-    rf"{_SPACE}(?:{_alternatives(merged('range_joiners'))}){_SPACE}", re.IGNORECASE
 )
 _UNBOUNDED = frozenset({Kind.PHONE, Kind.TIME_RANGE, Kind.CODE, Kind.ORDINAL})
 _COUNTED_BY = frozenset({Kind.AMOUNT, Kind.QUANTITY, Kind.COUNT})

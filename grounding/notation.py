@@ -221,12 +221,9 @@ def _dates(text: str, masked: str, language: str) -> list[Reading]:
     for m in _ISO_SLASH_DATE.finditer(masked):
         found.append(_date(m, int(m[1]), int(m[2]), int(m[3])))
     for m in _SLASH_DATE.finditer(masked):
-        first, second = int(m[1]), int(m[2])
-        day, month = (first, second) if second <= 12 else (second, first)
-        found.append(_date(m, int(m[3]), month, day))
+        found.append(_date(m, int(m[3]), *_month_day(int(m[1]), int(m[2]))))
     for m in _YEARLESS_SLASH_DATE.finditer(masked):
-        first, second = int(m[1]), int(m[2])
-        day, month = (first, second) if second <= 12 else (second, first)
+        month, day = _month_day(int(m[1]), int(m[2]))
         found.append(_date_at(m.start(1), m.end(2), masked, None, month, day))
     for m in _DAY_MONTH.finditer(masked):
         found.append(_date(m, int(m[3]) if m[3] else None, _MONTHS[m[2].lower()], int(m[1])))
@@ -235,18 +232,22 @@ def _dates(text: str, masked: str, language: str) -> list[Reading]:
     return _range_years(masked, _non_overlapping([r for r in found if r is not None]))
 
 
+def _month_day(first: int, second: int) -> tuple[int, int]:
+    """A slash date's (month, day): day first ("24/12"), unless the second can't be a month."""
+    return (second, first) if second <= 12 else (first, second)
+
+
 def _range_years(masked: str, dates: list[Reading]) -> list[Reading]:
     """A yearless date that opens a range takes the year of the date that closes it:
     "från 1 maj till 30 september 2027" is 2027-05-01 to 2027-09-30, and so is "between
     January 7 and January 31, 2026" ("mellan ... och")."""
     for index, (first, second) in enumerate(pairwise(dates)):
-        gap = masked[first.end : second.start]
         if (
             first.value.startswith("--")
             and not second.value.startswith("--")
             and (
-                _DATE_RANGE_GAP.fullmatch(gap)
-                or (_BETWEEN_BEFORE.search(masked, 0, first.start) and _AND_GAP.fullmatch(gap))
+                _DATE_RANGE_GAP.fullmatch(masked[first.end : second.start])
+                or between_and(masked, first, second)
             )
             and first.value[2:] <= second.value[5:]  # May to September, not December to March
         ):
@@ -543,6 +544,15 @@ _AND_GAP = re.compile(
     r"[ \u00a0]+(?:" + "|".join(map(re.escape, sorted(_RANGE_JOINERS))) + r")[ \u00a0]+",
     re.IGNORECASE,
 )
+
+
+def between_and(text: str, first: Reading, second: Reading) -> bool:
+    """Whether two numbers are the ends of one range written "between X and Y" ("mellan X
+    och Y"): the range's year, and one clause, not two joined by "and"."""
+    return bool(
+        _AND_GAP.fullmatch(text, first.end, second.start)
+        and _BETWEEN_BEFORE.search(text, 0, first.start)
+    )
 
 
 _CLAUSE_END = re.compile(r"[,;:()\n|]|\.(?:\s|$)|\x00")
