@@ -17,6 +17,7 @@ row holds:
 | 7 | name | when the fact's line, row or headings name one of the labelled subjects of its file (a table row's key, a list item's "Label:"), the claim's own clause names no other of them: "Plan B har 1 TB" is not backed by "Plan A ingår 1 TB" in a file with a "Plan B:" line | ``wrong subject`` |
 | 7b | alternative | when the claim's own clause names one of a group of parallel names of the KB (a table's column headers, its row keys; "Hem Start", "Hem Mellan", "Hem Total"), the fact's subject has that name or no other of the group: "Home Total ... SEK 1,500" is not backed by "The standard excess on Home Mellan is SEK 1,500"; a row's key cell names its whole row, so no column's name is another than its own ("sista avgången på linje 35" takes the 35 of the row keyed 35 whose "Sista avgång" is 19.20) | ``wrong subject`` |
 | 8 | identifier | a claim that is an identifier (letters written with digits: "SE4", "B2") needs rows 1-4 only: it is a name, and it must occur in the KB ("SE5" does not); in its sentence it binds the other numbers like any word (``n:se4`` among their terms) | ``not in the knowledge base`` |
+| 9 | a row's or column's name | a number of a table row's first cell, or of a column's header cell (the row keyed "Hund över 25 kg", the column headed "25–40 kg"), that the claim's own clause states beside a number supported on its own by a cell of that row (that column) needs rows 1-4b only: it names the cell the other number is from ("För en hund över 25 kg kostar det 355 kr", "i viktklassen 25–40 kg kostar kastreringen 4 490 kr", "cancel 8–14 days before: 25 %") | the reason of rows 5-7b |
 
 Terms are lemmas and compound parts (:mod:`grounding.terms`); values are
 canonical (:mod:`grounding.notation`). Everything language-specific is in
@@ -311,7 +312,9 @@ def _no_groups(term: str) -> Sequence[tuple[frozenset[str], ...]]:
     return ()
 
 
-def other_alternative(claim: Claim, fact: Fact, alternatives: Groups) -> frozenset[str]:
+def other_alternative(
+    claim: Claim, fact: Fact, alternatives: Groups, file_facts: Iterable[Fact] = ()
+) -> frozenset[str]:
     """Row 7b: a parallel name the fact is about while the claim names another of its group.
 
     ``alternatives(term)`` gives the groups of parallel names (a table's column headers, its
@@ -319,19 +322,68 @@ def other_alternative(claim: Claim, fact: Fact, alternatives: Groups) -> frozens
     about Home Mellan when Start, Mellan and Total are a table's columns. A row's key (its
     first cell: "| 35 | Hamnudden – Tallö | 08.05 | 19.20 |") names the whole row, so no
     column's name is another than its own: "sista avgången på linje 35" may take the 35.
+    A name of the fact's own table counts only when a cell under it could state the claim
+    (``file_facts``, the facts of the fact's file): in "For a 4-room home of 86–110 m², the
+    package costs 11 690 kr after RUT" the m² are not the "Price after RUT" column's, whose
+    cells are prices, and "79 kr i månaden utan bindningstid" is not the "Bindningstid"
+    column's, whose cells are months.
     """
     if fact.cell is not None and fact.cell[0] > 0 and fact.cell[1] == 0:
         return frozenset()
+    table: list[Fact] | None = None
     found: set[str] = set()
     for term in claim.qualifiers:
         for group in alternatives(term):
             named = [name for name in group if name & claim.qualifiers]
+            if named and table is None:
+                table = _table_of(fact, file_facts)
+            named = [name for name in named if _could_be_under(claim, name, table or [])]
             if any(name & fact.subject for name in named):
                 continue
             others = [n for n in group if n & fact.subject and not n & claim.qualifiers]
             if others:
                 found |= frozenset().union(*named)
     return frozenset(found)
+
+
+def _table_of(fact: Fact, file_facts: Iterable[Fact]) -> list[Fact]:
+    """The body cells of ``fact``'s table (none for a fact outside a table's body)."""
+    if fact.cell is None or fact.cell[0] == 0:
+        return []
+    top = fact.line - fact.cell[0]  # rows follow their header, one line each
+    return [
+        other
+        for other in file_facts
+        if other.cell is not None and other.cell[0] > 0 and other.line - other.cell[0] == top
+    ]
+
+
+def _could_be_under(claim: Claim, name: frozenset[str], table: Sequence[Fact]) -> bool:
+    """Whether the claim could be a value under ``name``: yes unless ``name`` is in ``table``
+    and none of its cells there could state the claim."""
+    under = [cell for cell in table if name & cell.qualifiers]
+    return not under or any(could_be_stated_from(claim, cell) for cell in under)
+
+
+def names_cell(label: Fact, cell: Fact) -> bool:
+    """Row 9: whether ``label`` is a number naming ``cell``: in its row's first cell (the key
+    that names the row), or in its column's header.
+
+    Tables have one line per row, the header's first: a body cell's header is on the line
+    before the separator, ``cell.line - cell.cell[0] - 1``.
+    """
+    if label.file != cell.file or label.cell is None or cell.cell is None or cell.cell[0] == 0:
+        return False
+    if label.cell[0] == 0:
+        return label.cell[1] == cell.cell[1] and label.line == cell.line - cell.cell[0] - 1
+    return label.line == cell.line and label.cell[1] == 0 < cell.cell[1]
+
+
+def states(claim: Claim, other: Claim) -> bool:
+    """Whether ``claim``'s own clause states ``other``'s number (its ``n:`` term)."""
+    return any(
+        term.startswith("n:") and term[2:].lstrip("<>") == other.value for term in claim.qualifiers
+    )
 
 
 def supports(
@@ -345,12 +397,15 @@ def supports(
 ) -> tuple[bool, str | None]:
     """(whether ``fact`` supports ``claim``, the reason when it does not): rows 1-4, 6 and 7.
 
+    Row 9 needs the other numbers' checks: ``AnswerChecker`` applies it (``names_cell``).
+
     Row 5 chooses among the candidates that pass rows 1-4 (``on_topic``);
     ``siblings`` are the facts that could be the claim's subject instead; ``file_facts`` the
     facts of the fact's file (their labels, for row 7).
     """
     if not value_matches(claim, fact):
         return False, NOT_IN_KB
+    file_facts = tuple(file_facts)
     if (reason := stated_alike(claim, fact)) is not None:
         return False, reason
     if is_identifier(claim):
@@ -358,7 +413,7 @@ def supports(
     if (
         conflicting_terms(claim, fact, siblings, weight)
         or other_names(claim, fact, file_facts)
-        or other_alternative(claim, fact, alternatives)
+        or other_alternative(claim, fact, alternatives, file_facts)
     ):
         return False, SUBJECT_MISMATCH
     return True, None

@@ -31,8 +31,10 @@ from grounding.rule import (
     TOPIC_MISMATCH,
     conflicting_terms,
     counts_for_topic,
+    names_cell,
     on_topic,
     stated_alike,
+    states,
     supports,
 )
 from grounding.snippets import Citation, Snippet, UnsupportedNumber
@@ -43,6 +45,7 @@ NUMBER_MISMATCH = "Verification failed: Number mismatch"
 WRONG_SUBJECT = "Verification failed: Wrong subject"
 
 MAX_FAILURE_CITATIONS = 3
+_NAME_REASONS = (SUBJECT_MISMATCH, TOPIC_MISMATCH)
 MAX_LOCATIONS = 5
 _ALL_LINES = 10**9
 
@@ -160,6 +163,7 @@ class NumberCheck(NamedTuple):
     number: Claim
     citation: Citation | None
     unsupported: UnsupportedNumber | None
+    fact: Fact | None = None  # the supporting fact
 
 
 class AnswerChecker:
@@ -197,10 +201,27 @@ class AnswerChecker:
                 if _has_digit(sentence) or spelled_out(sentence, language)
                 else []
             )
-            checked = self._checked[sentence] = [
-                self._check_read_as_clock(claim, sentence) for claim in claims
-            ]
+            alone = [self._check_read_as_clock(claim, sentence) for claim in claims]
+            checked = self._checked[sentence] = [self._as_name(check, alone) for check in alone]
         return checked
+
+    def _as_name(self, check: NumberCheck, alone: Sequence[NumberCheck]) -> NumberCheck:
+        """Rule row 9: a number of a row's key or a column's header, named beside a number
+        that a cell of that row (column) supports on its own, is supported as that name."""
+        claim = check.number
+        if check.unsupported is None or check.unsupported.reason not in _NAME_REASONS:
+            return check
+        cells = [
+            other.fact
+            for other in alone
+            if other.fact is not None and other.fact.cell and states(claim, other.number)
+        ]
+        if not cells:
+            return check
+        for fact in self._candidates(claim):
+            if stated_alike(claim, fact) is None and any(names_cell(fact, cell) for cell in cells):
+                return NumberCheck(claim, self._citation(fact), None, fact)
+        return check
 
     def _candidates(self, claim: Claim) -> list[Fact]:
         found = self.facts.by_value(claim.key)
@@ -241,7 +262,7 @@ class AnswerChecker:
         for again in ([clock] if clock else []) + in_other_units(claim):
             result = self._check(again)
             if result.unsupported is None:
-                return NumberCheck(claim, result.citation, None)
+                return NumberCheck(claim, result.citation, None, result.fact)
         return checked
 
     def _check(self, claim: Claim) -> NumberCheck:
@@ -268,7 +289,7 @@ class AnswerChecker:
                 alternatives=self.facts.alternatives,
             )
             if ok:
-                return NumberCheck(claim, self._citation(fact), None)
+                return NumberCheck(claim, self._citation(fact), None, fact)
             reasons.append(reason)
         if alike and not topical:
             named = any(

@@ -648,3 +648,68 @@ UNIT_CHECK = checker(
 def test_a_value_in_another_unit_of_its_dimension_is_the_same_value(answer, grounded):
     verdict = UNIT_CHECK(answer)
     assert verdict.grounded is grounded, verdict.unsupported
+
+
+BOARDING_CHECK = checker(
+    {
+        "kb/pensionat.md": (
+            "# Pensionat\n\n## Priser per dygn\n\n"
+            "| Djur | Pris per dygn | Från 7 dygn |\n|---|---|---|\n"
+            "| Hund under 10 kg | 295 kr | 265 kr |\n| Hund 10–25 kg | 345 kr | 310 kr |\n"
+            "| Hund över 25 kg | 395 kr | 355 kr |\n\n"
+            "- Minsta vistelse: 2 dygn\n\n"
+            "## Kastrering\n\n| Behandling | Under 10 kg | 10–25 kg | 25–40 kg |\n|---|---|---|---|\n"
+            "| Kastrering hane | 3 290 kr | 3 890 kr | 4 490 kr |\n"
+            "| Kastrering tik | 5 790 kr | 6 690 kr | 7 490 kr |\n"
+        ),
+        "kb/terms.md": (
+            "# Cancellation\n\n| Cancellation | Fee |\n|---|---|\n"
+            "| More than 14 days before moving day | Free of charge |\n"
+            "| 8–14 days before | 25% |\n| 2–7 days before | 50% |\n\n"
+            "- Invoice, due 20 days after the move\n- We move 7 days a week.\n"
+        ),
+    }
+)
+
+
+@pytest.mark.parametrize(
+    ("answer", "grounded"),
+    [
+        ("En hund över 25 kg kostar 355 kr från 7 dygn.", True),  # the column "Från 7 dygn"
+        ("En hund 10–25 kg kostar 355 kr från 7 dygn.", False),
+        ("En hund över 25 kg kostar 395 kr från 7 dygn.", False),
+        ("Kastrering av en hane i viktklassen 10–25 kg kostar 4 490 kr.", False),
+        ("If you cancel 8–14 days before the move, the fee is 25% of the price.", True),
+        ("If you cancel 2–7 days before the move, the fee is 25% of the price.", False),
+    ],
+)
+def test_a_number_in_a_rows_key_or_a_columns_header_names_the_cell_beside_it(answer, grounded):
+    verdict = BOARDING_CHECK(answer)
+    assert verdict.grounded is grounded, verdict.unsupported
+
+
+PACKAGE_CHECK = checker(
+    {
+        "kb/packages.md": (
+            "# Fixed-price packages\n\n"
+            "| Home | Size | Price | Price after RUT | Crew |\n|---|---|---|---|---|\n"
+            "| 3 rooms | 61–85 m² | 13 490 kr | 8 790 kr | 3 movers |\n"
+            "| 4 rooms | 86–110 m² | 17 990 kr | 11 690 kr | 4 movers |\n"
+        ),
+    }
+)
+
+
+@pytest.mark.parametrize(
+    ("answer", "grounded"),
+    [
+        ("For a 4-room home of 86–110 m², the package costs 11 690 kr after RUT.", True),
+        ("For a 4-room home of 86–110 m², the package costs 17 990 kr after RUT.", False),
+        ("For a 3-room home of 86–110 m², the package costs 11 690 kr after RUT.", False),
+    ],
+)
+def test_a_column_whose_cells_could_not_state_the_number_is_no_other_name_for_it(
+    answer, grounded
+):
+    verdict = PACKAGE_CHECK(answer)
+    assert verdict.grounded is grounded, verdict.unsupported
