@@ -103,6 +103,17 @@ def as_clock(claim: Claim, before: str) -> Claim | None:
     return replace(claim, kind=Kind.TIME_RANGE if len(parts) == 2 else Kind.TIME, value=clock)
 
 
+def as_bare_hours(claim: Claim) -> Claim | None:
+    """A clock range of whole hours ("07:00 to 21:00") as the bare hours a KB may write
+    ("every day 7–21", "mån–fre 9–17"): ``as_clock`` the other way round."""
+    if claim.kind is not Kind.TIME_RANGE:
+        return None
+    ends = claim.value.split("-")
+    if not all(end.endswith(":00") for end in ends):
+        return None
+    return replace(claim, kind=Kind.COUNT, value="-".join(str(int(end[:2])) for end in ends))
+
+
 # One unit in another, exactly: the subunits of money and the metric prefixes, and the
 # clock's seconds, minutes and hours. Nothing calendar-bound (a month is no fixed number of days).
 _IN_BASE = {
@@ -112,6 +123,10 @@ _IN_BASE = {
     "cm": ("length", Decimal("0.01")), "mm": ("length", Decimal("0.001")),
     "l": ("volume", Decimal(1000)), "dl": ("volume", Decimal(100)), "cl": ("volume", Decimal(10)),
     "ml": ("volume", Decimal(1)),
+    "TWh": ("energy", Decimal(10**12)), "GWh": ("energy", Decimal(10**9)),
+    "MWh": ("energy", Decimal(10**6)), "kWh": ("energy", Decimal(1000)),
+    "Wh": ("energy", Decimal(1)), "MW": ("power", Decimal(10**6)), "kW": ("power", Decimal(1000)),
+    "W": ("power", Decimal(1)),
     "hour": ("time", Decimal(3600)), "minute": ("time", Decimal(60)), "second": ("time", Decimal(1)),
 }  # fmt: skip
 

@@ -7,10 +7,10 @@ reading (what no form below explains becomes a ``code`` read literally).
 | written | kind | value | how |
 |---|---|---|---|
 | ``0571-48 20 00``, ``+46 18 420 55 00`` | phone | ``+46571482000`` | phonenumbers (region SE) |
-| ``2026-06-19``, ``2026/06/19``, ``19 juni 2026``, ``June 19, 2026``, ``December 24th, 2026``, ``24/12 2026``, ``den 19/6`` | date | ``2026-06-19``, ``--06-19`` | month names from babel (sv, en); a yearless ``19/6`` only after "den", "on" or a weekday ("24/7" is no date); a yearless date opening a range takes the closing date's year ("från 1 maj till 30 september 2027") |
+| ``2026-06-19``, ``2026/06/19``, ``19 juni 2026``, ``June 19, 2026``, ``December 24th, 2026``, ``24/12 2026``, ``den 19/6`` | date | ``2026-06-19``, ``--06-19`` | month names from babel (sv, en); a yearless ``19/6`` only after "den", "on" or a weekday ("24/7" is no date); a yearless date opening a range takes the closing date's year ("från 1 maj till 30 september 2027"); bare days listed or ranged beside a written date share its month and year (``24, 25 och 26 december 2026``, ``14–25 september``, ``September 14–25, 2026``; a list or one range, never both: "9-17, 24 December" is hours, then a date) |
 | ``08.00–16.30``, ``8:00 am to 4:30 pm``, ``kl. 8–15``, ``9 am – 5 pm``, ``mellan kl. 2 och 5`` | time_range | ``08:00-16:30`` | 12-hour clock read; a bare hour only after a clock word or with am/pm |
 | ``14:00``, ``2 pm``, ``klockan 06.00``, ``till 21.00`` | time | ``14:00`` | ``hh.mm`` is a time unless a currency, unit or percent sign makes it a decimal |
-| ``3 290 kr``, ``SEK 3,950``, ``EUR 52.90``, ``27500 SEK`` | amount | ``3290``, ``3950``, ``52.9`` | digit grouping and decimal mark by the text's locale (babel): ``1,500`` is 1500 in English, 1.5 in Swedish |
+| ``3 290 kr``, ``SEK 3,950``, ``EUR 52.90``, ``27500 SEK`` | amount | ``3290``, ``3950``, ``52.9`` | digit grouping and decimal mark by the text's locale (babel): ``1,500`` is 1500 in English, 1.5 in Swedish; a comma before one or two digits is a decimal comma in any language (``39,50 kr`` on an English page) |
 | ``4,5 procent``, ``15 per cent``, ``60%`` | percentage | ``4.5`` | percent words from the lexicon |
 | ``14 dagars``, ``3-year``, ``2 timmar``, ``5 working weeks`` | duration | ``14`` | unit from the lexicon (lemma, or a compound's head: "3-årsgaranti"; one word between that is no function word: "5 working weeks", "10 svenska kronor") |
 | ``15,2 kg``, ``10-literskanna``, ``80 km`` | quantity | ``15.2`` | unit from the lexicon |
@@ -102,6 +102,20 @@ _DAY_MONTH = re.compile(
 )
 _MONTH_DAY = re.compile(
     rf"\b({_MONTH_ALT})\.?{_SP}+(\d{{1,2}}){_ORDINAL_SUFFIX}(?:,?{_SP}+(\d{{4}}))?(?![\w])",
+    re.IGNORECASE,
+)
+# Days before or after a written date that share its month: a list ("24, 25 och 26 december")
+# or one range ("14–25 september", "September 14–25, 2026"), never both ("9-17, 24 December").
+_LIST_SEPARATOR = rf"(?:{_SP}*,{_SP}*|{_SP}+(?:och|and|samt){_SP}+)"
+_RANGE_SEPARATOR = rf"(?:{_SP}*{_DASH}{_SP}*|{_SP}+(?:till och med|till|to|through){_SP}+)"
+_DAY = rf"\d{{1,2}}{_ORDINAL_SUFFIX}"
+_LEADING_DAYS = re.compile(
+    rf"(?<![\w.,:/\u2010-\u2014-])((?:{_DAY}{_LIST_SEPARATOR})+|{_DAY}{_RANGE_SEPARATOR})\Z",
+    re.IGNORECASE,
+)
+_TRAILING_DAYS = re.compile(
+    rf"((?:{_LIST_SEPARATOR}{_DAY})+|{_RANGE_SEPARATOR}{_DAY})(?![\d.:,]\d)"
+    rf"(?:,?{_SP}+(\d{{4}}))?(?![\w])",
     re.IGNORECASE,
 )
 _AMPM = r"(?:{sp}?(?P<{name}>[ap]\.?m\.?)(?![\w]))"
@@ -226,10 +240,33 @@ def _dates(text: str, masked: str, language: str) -> list[Reading]:
         month, day = _month_day(int(m[1]), int(m[2]))
         found.append(_date_at(m.start(1), m.end(2), masked, None, month, day))
     for m in _DAY_MONTH.finditer(masked):
-        found.append(_date(m, int(m[3]) if m[3] else None, _MONTHS[m[2].lower()], int(m[1])))
+        year, month = int(m[3]) if m[3] else None, _MONTHS[m[2].lower()]
+        found.append(_date(m, year, month, int(m[1])))
+        found.extend(_days_sharing(masked, _LEADING_DAYS.search(masked, 0, m.start()), year, month))
     for m in _MONTH_DAY.finditer(masked):
-        found.append(_date(m, int(m[3]) if m[3] else None, _MONTHS[m[1].lower()], int(m[2])))
+        month = _MONTHS[m[1].lower()]
+        more = None if m[3] else _TRAILING_DAYS.match(masked, m.end())
+        year = int(m[3]) if m[3] else int(more[2]) if more and more[2] else None
+        found.append(_date_at(m.start(), m.end(), masked, year, month, int(m[2])))
+        found.extend(_days_sharing(masked, more, year, month))
     return _range_years(masked, _non_overlapping([r for r in found if r is not None]))
+
+
+def _days_sharing(
+    masked: str, days: re.Match | None, year: int | None, month: int
+) -> list[Reading | None]:
+    """The bare days of a list or range that share a written date's month (and year):
+    "24, 25, 26 och 31 december 2026", "14–25 september", "December 24, 25 and 26, 2026"."""
+    if days is None:
+        return []
+    found = [
+        _date_at(day.start(), day.end(), masked, year, month, int(day.group()))
+        for day in re.finditer(r"\d{1,2}", masked[: days.end(1)])
+        if day.start() >= days.start(1)
+    ]
+    if days.lastindex == 2 and days[2] and found[-1] is not None:  # ", 2026" is the last day's
+        found[-1] = found[-1]._replace(text=masked[found[-1].start : days.end()], end=days.end())
+    return found
 
 
 def _month_day(first: int, second: int) -> tuple[int, int]:
@@ -364,6 +401,9 @@ def _symbols(language: str) -> tuple[str, str]:
     return get_decimal_symbol(language), get_group_symbol(language)
 
 
+_NOT_GROUPED = re.compile(r"\d+,\d{1,2}")
+
+
 def parse_number(written: str, language: str) -> Decimal | None:
     """``written`` as the locale reads it: "1,500" is 1500 in English, 1.5 in Swedish."""
     decimal_mark, group_mark = _symbols(language)
@@ -371,6 +411,8 @@ def parse_number(written: str, language: str) -> Decimal | None:
     if decimal_mark == ",":
         # Swedish: "," is the decimal mark; a "." is one too ("3.50 kr" in a Swedish answer).
         body = body.replace(",", ".") if "," in body else body
+    elif group_mark == "," and _NOT_GROUPED.fullmatch(body):
+        body = body.replace(",", ".")  # "39,50 kr" on an English page: a group has 3 digits
     else:
         body = body.replace(group_mark, "")
     try:

@@ -18,7 +18,7 @@ from functools import lru_cache
 from itertools import chain
 from typing import NamedTuple
 
-from grounding.claims import Claim, as_clock, extract_claims, in_other_units
+from grounding.claims import Claim, as_bare_hours, as_clock, extract_claims, in_other_units
 from grounding.facts import Fact
 from grounding.lookup import FactLookup, FactTable
 from grounding.notation import Kind
@@ -249,15 +249,18 @@ class AnswerChecker:
         return list(found.values())
 
     def _check_read_as_clock(self, claim: Claim, sentence: str) -> NumberCheck:
-        """``_check``; a claim that fails is checked again as a clock, then in each other
-        unit of its dimension (``claims.in_other_units``).
+        """``_check``; a claim that fails is checked again as a clock (or a clock range as bare
+        hours), then in each other unit of its dimension (``claims.in_other_units``).
 
-        "8–18" is "08:00–18:00" and "till 19" is "19:00" when the KB states that clock.
+        "8–18" is "08:00–18:00" and "till 19" is "19:00" when the KB states that clock, and
+        "07:00 to 21:00" is the KB's "every day 7–21".
         """
         checked = self._check(claim)
         if checked.unsupported is None:
             return checked
         clock = as_clock(claim, sentence[: claim.start])
+        if clock is None and checked.unsupported.reason == NOT_IN_KB:
+            clock = as_bare_hours(claim)  # only where the KB states no such clock at all
         # In another unit: "0,886 kr/kWh" is the KB's "88,60 öre/kWh", "90 minuter" its "1,5 timme".
         for again in ([clock] if clock else []) + in_other_units(claim):
             result = self._check(again)

@@ -244,3 +244,49 @@ def test_a_yearless_date_opening_a_range_takes_the_closing_dates_year(text, lang
 )
 def test_a_compound_names_a_period_only_when_its_tail_is_a_rate(word, period):
     assert period_of_compound(word) == period
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "values"),
+    [
+        ("stängt 24, 25, 26 och 31 december 2026", "sv", ["2026-12-24", "2026-12-25", "2026-12-26", "2026-12-31"]),  # fmt: skip
+        ("Höst: 14–25 september 2026", "sv", ["2026-09-14", "2026-09-25"]),
+        ("between 14 and 25 September 2026", "en", ["2026-09-14", "2026-09-25"]),
+        ("September 14–25, 2026", "en", ["2026-09-14", "2026-09-25"]),
+        ("closed December 24, 25 and 26", "en", ["--12-24", "--12-25", "--12-26"]),
+    ],
+)
+def test_days_listed_or_ranged_before_a_month_share_it(text, language, values):
+    assert [r.value for r in read_numbers(text, language) if r.kind is Kind.DATE] == values
+    assert all(r.kind is Kind.DATE for r in read_numbers(text, language))
+
+
+@pytest.mark.parametrize(
+    ("text", "language"),
+    [
+        ("open 9-17, 24 December", "en"),  # a range of hours, then a date: not three dates
+        ("Buss: linje 4 och 14 till hållplatsen", "sv"),
+        ("9 veterinärer, 14 djursjukskötare och 4 receptionister", "sv"),
+    ],
+)
+def test_numbers_before_no_month_or_before_another_range_are_no_dates(text, language):
+    readings = read_numbers(text, language)
+    assert [r.kind for r in readings].count(Kind.DATE) <= 1
+    assert all(r.kind is not Kind.DATE for r in readings if not r.text[-1].isalpha())
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "expected"),
+    [
+        ("| Book box | 39,50 kr |", "en", [("amount", "39.5", "SEK", None)]),  # one or two digits
+        ("SEK 3,500", "en", [("amount", "3500", "SEK", None)]),  # three: a group
+        ("4,2 GWh", "sv", [("quantity", "4.2", "GWh", None)]),
+        ("4,2 MWh", "sv", [("quantity", "4.2", "MWh", None)]),
+        ("15 minuters fri tid", "sv", [("duration", "15", "minute", None)]),
+        ("två timmars väntan", "sv", [("duration", "2", "hour", None)]),
+    ],
+)
+def test_a_decimal_comma_on_an_english_page_energy_units_and_swedish_genitives(
+    text, language, expected
+):
+    assert read(text, language) == expected

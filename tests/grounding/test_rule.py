@@ -713,3 +713,30 @@ def test_a_column_whose_cells_could_not_state_the_number_is_no_other_name_for_it
 ):
     verdict = PACKAGE_CHECK(answer)
     assert verdict.grounded is grounded, verdict.unsupported
+
+
+HOURS_CHECK = checker(
+    {
+        "kb/storage.md": (
+            "# Storage\n\n## Access\n\n- Hisings Backa, Gothenburg: every day 7–21\n\n"
+            "## Office\n\n- Monday–Friday: 08.00–17.00\n- Saturday: 10.00–14.00\n\n"
+            "## Energy\n\n- Delivered in 2024: 4,2 GWh\n"
+        )
+    }
+)
+
+
+@pytest.mark.parametrize(
+    ("answer", "grounded"),
+    [
+        ("The Hisings Backa warehouse is open every day from 07:00 to 21:00.", True),
+        ("The Hisings Backa warehouse is open every day from 07:00 to 20:00.", False),
+        ("On Saturdays the office is open 08.00–17.00.", False),  # Monday–Friday's clock
+        ("In 2024 we delivered 4,2 GWh.", True),
+        ("In 2024 we delivered 4 200 MWh.", True),
+        ("In 2024 we delivered 4,2 MWh.", False),
+    ],
+)
+def test_a_clock_range_is_the_kbs_bare_hours_and_energy_keeps_its_prefix(answer, grounded):
+    verdict = HOURS_CHECK(answer)
+    assert verdict.grounded is grounded, verdict.unsupported
