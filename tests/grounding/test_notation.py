@@ -249,7 +249,11 @@ def test_a_compound_names_a_period_only_when_its_tail_is_a_rate(word, period):
 @pytest.mark.parametrize(
     ("text", "language", "values"),
     [
-        ("stängt 24, 25, 26 och 31 december 2026", "sv", ["2026-12-24", "2026-12-25", "2026-12-26", "2026-12-31"]),  # fmt: skip
+        (
+            "stängt 24, 25, 26 och 31 december 2026",
+            "sv",
+            ["2026-12-24", "2026-12-25", "2026-12-26", "2026-12-31"],
+        ),
         ("Höst: 14–25 september 2026", "sv", ["2026-09-14", "2026-09-25"]),
         ("between 14 and 25 September 2026", "en", ["2026-09-14", "2026-09-25"]),
         ("September 14–25, 2026", "en", ["2026-09-14", "2026-09-25"]),

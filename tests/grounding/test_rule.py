@@ -658,7 +658,8 @@ BOARDING_CHECK = checker(
             "| Hund under 10 kg | 295 kr | 265 kr |\n| Hund 10–25 kg | 345 kr | 310 kr |\n"
             "| Hund över 25 kg | 395 kr | 355 kr |\n\n"
             "- Minsta vistelse: 2 dygn\n\n"
-            "## Kastrering\n\n| Behandling | Under 10 kg | 10–25 kg | 25–40 kg |\n|---|---|---|---|\n"
+            "## Kastrering\n\n"
+            "| Behandling | Under 10 kg | 10–25 kg | 25–40 kg |\n|---|---|---|---|\n"
             "| Kastrering hane | 3 290 kr | 3 890 kr | 4 490 kr |\n"
             "| Kastrering tik | 5 790 kr | 6 690 kr | 7 490 kr |\n"
         ),
