@@ -709,9 +709,7 @@ PACKAGE_CHECK = checker(
         ("For a 3-room home of 86–110 m², the package costs 11 690 kr after RUT.", False),
     ],
 )
-def test_a_column_whose_cells_could_not_state_the_number_is_no_other_name_for_it(
-    answer, grounded
-):
+def test_a_column_whose_cells_could_not_state_the_number_is_no_other_name_for_it(answer, grounded):
     verdict = PACKAGE_CHECK(answer)
     assert verdict.grounded is grounded, verdict.unsupported
 
