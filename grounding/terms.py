@@ -11,6 +11,7 @@ Pure: no ORM, no I/O. A term is what the subject rule compares:
 | a lone capital letter inside a sentence or alone in a cell ("rad B", "Plan A") | ``#b`` |
 | a stopword written with a capital inside a sentence ("Hem Mellan", "Plan Over") | the word: part of a name |
 | an abbreviated weekday after "/" ("kr/mån") | nothing: a period, not a weekday |
+| the other language's weekday in lower case ("fri tid", "sat") | its word: a weekday of the other language only when capitalised |
 | an ordinal word ("andra", "third") | ``n:2``, ``n:3``: the number it stands for |
 | a month, or a range of them ("November–March", "from April to October") | ``month:11`` ... for every month covered ("may" only capitalised) |
 | a period adverb ("hourly", "månatligen") | the word: "the hourly price" names a plan; as a period it is read by :mod:`grounding.notation` |
@@ -63,6 +64,8 @@ def _noise() -> frozenset[str]:
 
 _NOISE = _noise()
 _WEEKDAYS = merged("weekdays")
+# Another language's weekday that is a word here ("fri tid", "tis" in English): only capitalised.
+_OWN_WEEKDAYS = {language: lexicon.weekdays for language, lexicon in LEXICONS.items()}
 _MONTHS = merged("months")
 # Month names that are also words when written in lower case ("may"): a month only capitalised.
 _LOWER_CASE_WORDS = frozenset(
@@ -193,7 +196,9 @@ def terms(text: str, language: str) -> frozenset[str]:
     for index, match in enumerate(tokens):
         raw = match.group()
         word = raw.lower()
-        day = _WEEKDAYS.get(word.rstrip("."))
+        day = _OWN_WEEKDAYS.get(language, _WEEKDAYS).get(word.rstrip("."))
+        if day is None and raw[0].isupper():
+            day = _WEEKDAYS.get(word.rstrip("."))
         if day is not None and text[match.start() - 1 : match.start()] == "/":
             day = None  # "kr/mån": a period, not Monday
         if day is not None:

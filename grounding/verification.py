@@ -231,10 +231,10 @@ class AnswerChecker:
     def _siblings(self, claim: Claim, fact: Fact) -> list[Fact]:
         """The facts of ``fact``'s kind that share a term with the claim's clause.
 
-        For a fact in the other language, facts in that language, and facts in
-        the claim's language only when their subject covers the claim's whole
-        clause: the claim's words can't match the fact's own, so a partial
-        match in the claim's language proves nothing.
+        Facts in the fact's language, and facts in the other language only when
+        their subject covers the claim's whole clause: words that two languages
+        share by chance ("EU", "rabies") are no sign that a line in the other
+        language is about the claim's subject.
         """
         found: dict[int, Fact] = {}
         kinds = _COMPETING_KINDS.get(claim.kind, ()) if claim.kind is not fact.kind else ()
@@ -242,7 +242,7 @@ class AnswerChecker:
             for other in chain.from_iterable(
                 self.facts.qualified_by(term, kind) for kind in (fact.kind, *kinds)
             ):
-                if fact.language == claim.language or other.language == fact.language:
+                if other.language == fact.language:
                     found[id(other)] = other
                 elif claim.qualifiers <= other.subject:
                     found[id(other)] = other  # says all the claim says, in the claim's language

@@ -739,3 +739,32 @@ HOURS_CHECK = checker(
 def test_a_clock_range_is_the_kbs_bare_hours_and_energy_keeps_its_prefix(answer, grounded):
     verdict = HOURS_CHECK(answer)
     assert verdict.grounded is grounded, verdict.unsupported
+
+
+PASSPORT_CHECK = checker(
+    {
+        "kb/vaccin.md": (
+            "# Vaccinationer\n\n| Vaccin | Ordinarie pris |\n|---|---|\n"
+            "| Rabies | 545 kr |\n| Kattpest | 445 kr |\n\n- EU-pass för hund och katt: 395 kr\n"
+        ),
+        "kb/english/info.md": (
+            "# In English\n\nPets travelling within the EU need a pet passport (SEK 395) and a "
+            "rabies vaccination; a titre test costs SEK 1,250.\n"
+        ),
+    }
+)
+
+
+@pytest.mark.parametrize(
+    ("answer", "grounded"),
+    [
+        ("EU-passet kostar 395 kr och rabiesvaccinet 545 kr.", True),
+        ("EU-passet kostar 395 kr och rabiesvaccinet 445 kr.", False),
+        ("EU-passet kostar 395 kr och rabiesvaccinet 1 250 kr.", False),
+    ],
+)
+def test_a_line_in_the_other_language_competes_only_when_it_says_all_the_claim_says(
+    answer, grounded
+):
+    verdict = PASSPORT_CHECK(answer)
+    assert verdict.grounded is grounded, verdict.unsupported

@@ -143,3 +143,9 @@ def test_after_the_warm_up_no_question_loads_a_dictionary(monkeypatch):
     terms("Hur många kilo väger cykeln?", "sv")
     terms("How much does the bicycle weigh?", "en")
     assert loads == []
+
+
+def test_the_other_languages_weekday_is_a_word_unless_capitalised():
+    assert "weekday:5" not in terms("Du har 15 minuters fri tid", "sv")  # "fri": free
+    assert "weekday:5" in terms("Öppet Fri 9–17", "sv")
+    assert "weekday:5" in terms("open Mon–Fri", "en")
