@@ -55,7 +55,7 @@ class Clause:
 
 def is_marker(term: str) -> bool:
     """Weekdays, months, letters and numbers: terms that qualify one clause, never a topic."""
-    return term.startswith(("weekday:", "month:", "#", "n:", "bound:", "incl:"))
+    return term.startswith(("weekday:", "month:", "#", "n:", "bound:", "incl:", "counts:"))
 
 
 def clause_spans(text: str, readings: list[Reading]) -> list[tuple[int, int]]:
@@ -253,19 +253,20 @@ _COUNT = re.compile(r"\d+(?:,\d+)?")
 def conditions_of(text: str, reading: Reading) -> frozenset[str]:
     """The conditions a number's own words put on its value.
 
-    | written | term |
-    |---|---|
-    | a lower bound right before it ("över 24 år", "minst", "från", "at least", "after") | ``bound:min`` |
-    | an upper bound right before it ("under 24 år", "högst", "upp till", "up to", "before") | ``bound:max`` |
-    | "senast"/"no later than" right before it | ``deadline:latest`` |
-    | "tidigast"/"no earlier than" right before it | ``deadline:earliest`` |
-    | "inkl."/"including" within a few words after it | ``incl:yes`` |
-    | "exkl."/"excluding"/"utan" within a few words after it | ``incl:no`` |
-    | "per" or "/" right after it with what the number counts by, not a period ("30 kr per elev", "40 kr per påbörjad 10 kg", "SEK 2.50/km") | ``per:<lemma>`` for each word up to a conjunction (``per:elev``), ``per:<n> <unit>`` for a unit (``per:10 kg``, ``per:1 km``) |
+        | written | term |
+        |---|---|
+        | a lower bound right before it ("över 24 år", "minst", "från", "at least", "after") | ``bound:min`` |
+        | an upper bound right before it ("under 24 år", "högst", "upp till", "up to", "before") | ``bound:max`` |
+        | "senast"/"no later than" right before it | ``deadline:latest`` |
+        | "tidigast"/"no earlier than" right before it | ``deadline:earliest`` |
+        | "inkl."/"including" within a few words after it | ``incl:yes`` |
+        | "exkl."/"excluding"/"utan" within a few words after it | ``incl:no`` |
+        | "per" or "/" right after it with what the number counts by, not a period ("30 kr per elev", "40 kr per påbörjad 10 kg", "SEK 2.50/km") | ``per:<lemma>`` for each word up to a conjunction (``per:elev``), ``per:<n> <unit>`` for a unit (``per:10 kg``, ``per:1 km``) |
+    | a plain count right before a word that is no unit, stopword or conjunction ("23 trucks", "14 djursjukskötare") | ``counts:<lemma>``: what it counts (``counts:truck``) |
 
-    A range, a phone number or an identifier takes none ("från 8 till 17" is a range).
-    A period after "per" ("per månad", "per påbörjad timme") is the number's period
-    (``notation.find_period``), not a ``per:`` condition.
+        A range, a phone number or an identifier takes none ("från 8 till 17" is a range).
+        A period after "per" ("per månad", "per påbörjad timme") is the number's period
+        (``notation.find_period``), not a ``per:`` condition.
     """
     found = set()
     is_range = reading.kind is not Kind.DATE and "-" in reading.value.lstrip("-")
@@ -281,7 +282,25 @@ def conditions_of(text: str, reading: Reading) -> frozenset[str]:
         found.add("incl:yes" if inclusion["yes"] else "incl:no")
     if reading.kind in _COUNTED_BY:
         found |= _counted_by(text, reading.end)
+    if reading.kind is Kind.COUNT and "-" not in reading.value:
+        found |= _counted_noun(text, reading.end)
     return frozenset(found)
+
+
+_WORD_AFTER = re.compile(r"[ \u00a0]+([^\W\d_]{2,})(?![\w-])")
+
+
+def _counted_noun(text: str, end: int) -> frozenset[str]:
+    """The ``counts:`` terms of the word right after a plain count: "23 trucks", "9 veterinärer"."""
+    word = _WORD_AFTER.match(text, end)
+    if word is None or word[1].lower() in _CONJUNCTIONS or unit_word(word[1]) is not None:
+        return frozenset()
+    return frozenset(
+        f"counts:{term}"
+        for language in LEXICONS
+        for term in terms(word[1], language)
+        if not is_marker(term) and not term.startswith(("n:", "weekday:", "month:", "#"))
+    )
 
 
 def _counted_by(text: str, end: int) -> frozenset[str]:

@@ -11,6 +11,7 @@ row holds:
 | 3 | unit | the claim states no unit or currency, or the fact's is the same (a header's "Price (SEK)" counts as the fact's); a claim in another unit of the fact's dimension is checked again converted, exactly (öre and kronor, the metric prefixes, seconds, minutes and hours: "0,886 kr/kWh" is "88,60 öre/kWh"; never a zero) | ``different unit`` |
 | 4 | period | the claim states no period, or the fact's is the same ("per år", "i månaden", "an hour", "Årsavgift") | ``different period`` |
 | 4b | condition | the claim states no bound or inclusion, or the fact states none, or the same: a lower bound ("över", "minst", "från", "efter", "at least", "more than", "after") or an upper bound ("under", "högst", "upp till", "till", "före", "senast", "up to", "less than", "before", "until") right before the number, a deadline ("senast", "no later than" against "tidigast", "no earlier than") right before it, "inkl."/"including" or "exkl."/"excluding"/"utan" just after it, what it counts by after "per" or "/" when both say it in one language, or the fact states a period instead ("under 24 år" does not support "över 24 år", "senast 30 dagar före" not "tidigast 30 dagar före", "30 kr per klass" not "30 kr per elev", "40 kr per kilo" not "40 kr per påbörjad 10 kg", "SEK 50 per rental" not "SEK 50 per day") | ``different bound or condition`` |
+| 4c | counted thing | a count that says what it counts ("23 employees") is not backed by a count of a line where another number counts that ("64 employees with a fleet of 23 trucks"), unless the fact counts it too | ``wrong subject`` |
 | 5 | topic | among the candidates passing rows 1-4, the fact's line, row, header, headings and lead-in share the most terms with the claim's sentence and the question (weekdays, months and letters not counted; another number of the same line counts), and at least one (none needed for identifiers, nor when the sentence and question name nothing but weekdays or letters). No kind names itself: a phone number or a date is bound to its line like any value; one whose line shares no term passes only when no other phone number (date) of the KB is about a term of the sentence or question ("Ring oss på ..." in a KB with one phone; not "Call the outage line on <customer service's number>"). Facts in the other language are candidates only when the claim's language has none | ``supporting line is about something else`` |
 | 6 | subject | no other fact with another value that the claim could be stated from (same kind, period and unit, or a measure in any unit; a plain count competes with amounts, quantities, durations and counts, a time with times and the ends of ranges; anywhere in the KB, in the fact's language, or in the other language when its subject says all the claim's clause says) matches the claim's own clause (then clause and lead: "Plan A har 99,5 % och svar inom 4 timmar") better than the fact's subject does while naming something the fact's subject lacks. Terms are weighed by what tells facts apart: a term that names a subject somewhere in the KB (a table's row key or column header, a list item's "Label:") counts twice, a verb or "pris" once, so "Hem Mellan kostar 139 kr" is the "Hem Mellan" column's cell, not the line where "Hem Ung kostar 69 kr". "rad A" cannot take row B's price, "fredagar" cannot take Monday's hours, "torsdagar" cannot take the end of Monday–Friday's range when Thursday has its own, one product cannot take another's weight. A later clause of a line has the line's opening words as its lead, except an earlier clause's compound of the same head as one it names itself ("Aluminiumramar har 10 års garanti och kolfiberramar 6 års garanti": the 6 is not the aluminium frames') | ``wrong subject`` |
 | 6b | exact name | when another fact with another value is labelled with words the claim all says ("Telefon:") and matches it as well, the fact's own label has no word the claim leaves out: "Telefon: 08-123 45 68" is not backed by "Fakturatelefon: 08-123 45 68", "Premium kostar 499 kr" not by "Premium Plus: 499 kr" when "Premium: 399 kr" exists; and a claim that names only what a more general fact's clause names (every word of it, none of the special case's own) is that fact's: "Felparkeringsavgiften är 1 200 kr" is not backed by "Den som parkerar på en plats för rörelsehindrade ... får en felparkeringsavgift på 1 200 kr" when "Felparkeringsavgiften är 700 kr" exists; and a table cell whose row and column the claim names in full is the claim's, over a line elsewhere that says more than the claim: "Hem Start självrisk: 1 500 kr" is not backed by "Allrisk till Hem Start ... självrisken är 1 500 kr" when the Självrisk row's Hem Start cell says 3 000 kr | ``wrong subject`` |
@@ -365,6 +366,24 @@ def _could_be_under(claim: Claim, name: frozenset[str], table: Sequence[Fact]) -
     return not under or any(could_be_stated_from(claim, cell) for cell in under)
 
 
+def counts_another(claim: Claim, fact: Fact, file_facts: Iterable[Fact]) -> bool:
+    """Row 4c: the claim counts what another number of the fact's line counts, the fact not.
+
+    "Brisk has 23 employees" is not backed by "we are 64 employees with a fleet of 23 trucks".
+    """
+    said = _counted(claim.conditions)
+    if not said or not said.isdisjoint(_counted(fact.qualifiers)):
+        return False
+    return any(
+        other.line == fact.line and other.value != fact.value and said & _counted(other.qualifiers)
+        for other in file_facts
+    )
+
+
+def _counted(terms_: frozenset[str]) -> frozenset[str]:
+    return frozenset(term for term in terms_ if term.startswith("counts:"))
+
+
 def names_cell(label: Fact, cell: Fact) -> bool:
     """Row 9: whether ``label`` is a number naming ``cell``: in its row's first cell (the key
     that names the row), or in its column's header.
@@ -410,6 +429,8 @@ def supports(
         return False, reason
     if is_identifier(claim):
         return True, None
+    if counts_another(claim, fact, file_facts):
+        return False, SUBJECT_MISMATCH
     if (
         conflicting_terms(claim, fact, siblings, weight)
         or other_names(claim, fact, file_facts)

@@ -768,3 +768,30 @@ def test_a_line_in_the_other_language_competes_only_when_it_says_all_the_claim_s
 ):
     verdict = PASSPORT_CHECK(answer)
     assert verdict.grounded is grounded, verdict.unsupported
+
+
+COUNT_CHECK = checker(
+    {
+        "kb/about.md": (
+            "# About us\n\nToday we are 64 employees with a fleet of 23 trucks.\n\n"
+            "Vi är 9 veterinärer, 14 djursjukskötare och 4 receptionister.\n"
+        )
+    }
+)
+
+
+@pytest.mark.parametrize(
+    ("answer", "grounded"),
+    [
+        ("We have 23 trucks.", True),
+        ("Brisk has 64 employees.", True),
+        ("Brisk has 23 employees.", False),
+        ("We have sixty-four trucks.", False),
+        ("Kliniken har 4 receptionister.", True),
+        ("Kliniken har fyra veterinärer.", False),
+        ("Kliniken har 14 djursjukskötare.", True),
+    ],
+)
+def test_a_count_that_says_what_it_counts_is_not_another_counts_number(answer, grounded):
+    verdict = COUNT_CHECK(answer)
+    assert verdict.grounded is grounded, verdict.unsupported
