@@ -11,6 +11,7 @@ sides bind words to numbers the same way.
 |---|---|
 | the clause of a number | every term of it, plus ``n:<value>`` of the clause's other numbers; a line break ends a clause like ";" (each line of a paragraph is its own statement); the "and" of a range opened by "between"/"mellan" ("between January 7 and January 31") ends none |
 | an enumeration ("58.5% hydropower, 34.0% wind power and 7.5% solar power": commas, then a conjunction) | each item is a clause; the words before its first item are the lead of every item |
+| items without a conjunction: a comma right before a number of the same kind as the one before it ("495 kr in Stockholm, 395 kr in Gothenburg") | each item is a clause, led by the line's opening words |
 | the lead (the paragraph's opening lines without a number, and the words before the first number of the number's own line) | its terms, without weekdays, letters and numbers (those qualify only their own clause); none for a later sentence of the line that restates a word of it before its number ("Uppsägningstiden för rörligt pris är 1 månad. Uppsägningstiden för fjärrvärme är 3 månader.") |
 | a compound before an amount ("dygnspriset 75 kr", "timpriset") | its head's period, when the amount states none and the compound's tail is a rate ("pris", "avgift", "hyra"; not "dagpass", "årskort") |
 | a line's "<items>: <what holds for them>" ("Christmas Eve (December 24) and Christmas Day (December 25): all offices closed") | the words after the colon qualify every number before it when none follows it; the words before it qualify a number after it when they join several items and state no number of its kind |
@@ -40,6 +41,7 @@ _SENTENCE_START = re.compile(r"\n|(?<=[.!?])\s+(?-i:[A-ZÅÄÖ])")
 _SENTENCE_END = re.compile(r"[.!?]\s*\Z")
 _ENUMERATION_END = re.compile(_CONJUNCTION, re.IGNORECASE)
 _COMMA = re.compile(r",\s")
+_ITEM_GAP = re.compile(r",\s+")  # a comma right before the next number: a new item
 _WORD = re.compile(r"[^\W\d_]{4,}")
 
 
@@ -84,6 +86,12 @@ def _clause_spans(
         cuts.append(gap[-1].start() if gap else -1)
         comma = list(_COMMA.finditer(text, before.end, after.start))
         commas.append(comma[-1].start() if comma and not gap else -1)
+        if (
+            commas[-1] != -1
+            and before.kind is after.kind
+            and _ITEM_GAP.fullmatch(text, comma[-1].start(), after.start)
+        ):
+            cuts[-1] = commas[-1]  # "495 kr in Stockholm, 395 kr in Gothenburg": two items
         conjunction.append(bool(gap) and bool(_ENUMERATION_END.fullmatch(gap[-1].group())))
     cuts.append(len(text))
     first_item: dict[int, int] = {}
@@ -261,7 +269,7 @@ def conditions_of(text: str, reading: Reading) -> frozenset[str]:
         | "tidigast"/"no earlier than" right before it | ``deadline:earliest`` |
         | "inkl."/"including" within a few words after it | ``incl:yes`` |
         | "exkl."/"excluding"/"utan" within a few words after it | ``incl:no`` |
-        | "per" or "/" right after it with what the number counts by, not a period ("30 kr per elev", "40 kr per påbörjad 10 kg", "SEK 2.50/km") | ``per:<lemma>`` for each word up to a conjunction (``per:elev``), ``per:<n> <unit>`` for a unit (``per:10 kg``, ``per:1 km``) |
+        | "per" or "/" right after it with what the number counts by, not a period ("30 kr per elev", "40 kr per påbörjad 10 kg", "SEK 2.50/km"; "per person och år" counts by the person, per year) | ``per:<lemma>`` for each word up to a conjunction (``per:elev``), ``per:<n> <unit>`` for a unit (``per:10 kg``, ``per:1 km``) |
     | a plain count right before a word that is no unit, stopword or conjunction ("23 trucks", "14 djursjukskötare") | ``counts:<lemma>``: what it counts (``counts:truck``) |
 
         A range, a phone number or an identifier takes none ("från 8 till 17" is a range).
@@ -306,8 +314,13 @@ def _counted_noun(text: str, end: int) -> frozenset[str]:
 def _counted_by(text: str, end: int) -> frozenset[str]:
     """The ``per:`` terms of "per elev", "per påbörjad 10 kg", "/km" right after a number."""
     per = _PER_AFTER.match(text, end)
-    if per is None or find_period(per.group()) is not None:
+    if per is None:
         return frozenset()
+    if find_period(per.group()) is not None:
+        # "per person och år": what it counts by, then its period; "per påbörjad timme": a period
+        first = re.split(_CONJUNCTION, per["words"], maxsplit=1, flags=re.IGNORECASE)[0]
+        if len(first) == len(per["words"]) or find_period("per " + first) is not None:
+            return frozenset()
     found: set[str] = set()
     count = None
     for word in per["words"].split()[:_PER_WORDS]:

@@ -795,3 +795,30 @@ COUNT_CHECK = checker(
 def test_a_count_that_says_what_it_counts_is_not_another_counts_number(answer, grounded):
     verdict = COUNT_CHECK(answer)
     assert verdict.grounded is grounded, verdict.unsupported
+
+
+ITEMS_CHECK = checker(
+    {
+        "kb/fees.md": (
+            "# Fees\n\n- Start fee (travel to your first address): 495 kr in Stockholm, "
+            "395 kr in Gothenburg\n\n## RUT\n\nThe deduction is 50% of the labour cost, up to "
+            "75 000 kr per person and year.\n"
+        )
+    }
+)
+
+
+@pytest.mark.parametrize(
+    ("answer", "grounded"),
+    [
+        ("The start fee in Gothenburg is 395 kr.", True),
+        ("The start fee in Stockholm is 495 kr.", True),
+        ("The start fee in Stockholm is 395 kr.", False),
+        ("The RUT deduction is capped at 75 000 kr per person and year.", True),
+        ("The RUT deduction is capped at 75 000 kr a year.", True),
+        ("The RUT deduction is capped at 75 000 kr per household and year.", False),
+    ],
+)
+def test_items_after_a_comma_and_what_a_yearly_price_counts_by(answer, grounded):
+    verdict = ITEMS_CHECK(answer)
+    assert verdict.grounded is grounded, verdict.unsupported
