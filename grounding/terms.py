@@ -6,7 +6,7 @@ Pure: no ORM, no I/O. A term is what the subject rule compares:
 |---|---|
 | an inflected word ("dagars", "bilen", "prices") | its lemma (simplemma, in the text's language) |
 | a word the dictionary lacks with a definite or plural ending ("Routern") | the word and its stem ("router") |
-| a compound unknown to the lexicon ("medlemsavgiften") | the whole lemma plus its parts ("medlem", "avgift"), split where both sides are words of simplemma's dictionary (a linking "s" allowed) |
+| a compound unknown to the lexicon ("medlemsavgiften") | the whole lemma plus its parts ("medlem", "avgift"), split where both sides are words of simplemma's dictionary (a linking "s" allowed; a head whose final "a" became a linking vowel is the word with its "a": "kennelhostevaccin" has "kennelhosta") |
 | a weekday, or a range of them ("måndag–torsdag", "Monday to Friday") | ``weekday:1`` ... ``weekday:7`` for every day covered, in either language |
 | a lone capital letter inside a sentence or alone in a cell ("rad B", "Plan A") | ``#b`` |
 | a stopword written with a capital inside a sentence ("Hem Mellan", "Plan Over") | the word: part of a name |
@@ -47,6 +47,7 @@ def _blank(match: re.Match) -> str:
 
 
 _MIN_COMPOUND = 7
+_A_LINKING = "eou"  # the linking vowels that stand for a dropped final "a"
 _MIN_PART = 3
 _MIN_KNOWN_HEAD = 4
 
@@ -167,16 +168,35 @@ def _split(word: str, language: str, *, lemmatise_tail: bool = True) -> tuple[in
         head, tail = word[:cut], word[cut:]
         if not _known(tail, language):
             continue
-        heads = [head[:-1]] if head[-1] in linking else []
-        for candidate in (*heads, head):
-            if _known(candidate, language) or (
-                len(candidate) >= _MIN_COMPOUND and _split(candidate, language)
-            ):
-                return (
-                    cut,
-                    _lemma(candidate, language),
-                    _lemma(tail, language) if lemmatise_tail else tail,
-                )
+        head = _head(head, linking, language)
+        if head is not None:
+            return cut, _lemma(head, language), _lemma(tail, language) if lemmatise_tail else tail
+    return None
+
+
+def _head(head: str, linking: str, language: str) -> str | None:
+    """The word a compound's head stands for, or None.
+
+    | head | word |
+    |---|---|
+    | a known word, or one after a linking letter ("medlem-s", "lån-e") | that word |
+    | a dropped final "a" ("kyrk-ogård", "flick-vän"), or an "a" turned into a linking vowel ("kennelhost-e-vaccin", "gat-u-kök") | the word with its "a": "kyrka", "flicka", "kennelhosta", "gata" |
+    | a compound itself, of either form | the same, split |
+
+    Known words first, then compounds, each in that order.
+    """
+    linked = head[-1] in linking
+    first = [head[:-1]] if linked else []
+    restored = [head[:-1] + "a"] if linked and head[-1] in _A_LINKING else []
+    if "a" in linking:
+        restored.append(head + "a")
+    restored = [word for word in restored if len(word) > _MIN_KNOWN_HEAD]  # not "rou-tern"
+    for candidate in (*first, head, *restored):
+        if _known(candidate, language):
+            return candidate
+    for candidate in (*restored, *first, head):
+        if len(candidate) >= _MIN_COMPOUND and _split(candidate, language):
+            return candidate
     return None
 
 

@@ -822,3 +822,26 @@ ITEMS_CHECK = checker(
 def test_items_after_a_comma_and_what_a_yearly_price_counts_by(answer, grounded):
     verdict = ITEMS_CHECK(answer)
     assert verdict.grounded is grounded, verdict.unsupported
+
+
+LINKING_CHECK = checker(
+    {
+        "kb/vaccin.md": (
+            "# Vaccinationer\n\n| Vaccin | Ordinarie pris | Pris under vaccinationsveckorna |\n"
+            "|---|---|---|\n| Hund, grundvaccin | 495 kr | 395 kr |\n"
+            "| Hund, kennelhosta | 395 kr | 315 kr |\n"
+        )
+    }
+)
+
+
+@pytest.mark.parametrize(
+    ("answer", "grounded"),
+    [
+        ("Under vaccinationsveckorna kostar kennelhostevaccinet 315 kr.", True),
+        ("Under vaccinationsveckorna kostar kennelhostevaccinet 395 kr.", False),
+    ],
+)
+def test_a_compound_with_a_linking_vowel_names_its_heads_row(answer, grounded):
+    verdict = LINKING_CHECK(answer)
+    assert verdict.grounded is grounded, verdict.unsupported

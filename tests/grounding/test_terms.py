@@ -149,3 +149,19 @@ def test_the_other_languages_weekday_is_a_word_unless_capitalised():
     assert "weekday:5" not in terms("Du har 15 minuters fri tid", "sv")  # "fri": free
     assert "weekday:5" in terms("Öppet Fri 9–17", "sv")
     assert "weekday:5" in terms("open Mon–Fri", "en")
+
+
+@pytest.mark.parametrize(
+    ("word", "head"),
+    [
+        ("kennelhostevaccinet", "kennelhosta"),  # an "a" turned into the linking "e"
+        ("medlemsavgiften", "medlem"),  # a linking "s"
+        ("lånetid", "lån"),  # a linking "e" after a known word
+    ],
+)
+def test_a_compounds_head_is_the_word_it_stands_for(word, head):
+    assert head in terms(word, "sv")
+
+
+def test_a_short_head_is_no_word_with_an_a_restored():
+    assert "roa" not in terms("Routern kostar 1 295 kr", "sv")
