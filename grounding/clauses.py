@@ -334,8 +334,9 @@ def _counted_by(text: str, end: int) -> frozenset[str]:
             break
         if count is not None:
             break
-        for language in LEXICONS:
-            found.update(f"per:{term}" for term in terms(word, language) if not is_marker(term))
+        for language, lexicon in LEXICONS.items():
+            written = lexicon.counted_by.get(word.lower().rstrip("."), word)
+            found.update(f"per:{term}" for term in terms(written, language) if not is_marker(term))
     return frozenset(found)
 
 

@@ -17,7 +17,8 @@ Numbers next to a number in its row key or clause join both as ``n:<value>``
 (the 10 of "10 liter" qualifies the price in that row). Units, currencies and
 periods a cell does not state come from its column header ("Price (SEK)",
 "Pris per timme", "Årsavgift"); a period stated only by the paragraph just
-before a table or list ("Priserna gäller per år") flows to its facts too.
+before a table or list ("Priserna gäller per år"), or by a table's nearest
+heading ("## Priser per dygn"), flows to its facts too.
 """
 
 import re
@@ -243,7 +244,11 @@ class _Walker:
         nearest = self._nearest_heading_terms()
         header_terms = [terms(cell, self.language) for cell in header]
         header_context = frozenset().union(*header_terms)
-        inherited_table = _inherited(lead_in, self.language)
+        # What the lead-in does not state, the nearest heading may ("## Priser per dygn").
+        heading = self.headings[-1][1] if self.headings else ""
+        inherited_table = _merge(
+            _inherited(lead_in, self.language), _inherited(heading, self.language)
+        )
         for row_index, (line, cells) in enumerate(rows):
             key_end = _key_end(cells) if row_index else len(cells)
             key_text = " ".join(cells[:key_end])

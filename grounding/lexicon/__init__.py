@@ -49,6 +49,7 @@ class Lexicon:
     included: tuple[str, ...]  # "inkl", "including": after a number, what it includes
     excluded: tuple[str, ...]  # "exkl", "excluding": after a number, what it leaves out
     rate_words: tuple[str, ...]  # "avgift", "fee": a compound's tail that makes its head a period
+    counted_by: dict[str, str]  # "st" -> "styck": what "per"/"/" counts by, written out
 
 
 def _lexicon(module: ModuleType) -> Lexicon:
@@ -92,6 +93,7 @@ def _lexicon(module: ModuleType) -> Lexicon:
         included=tuple(module.INCLUDED),
         excluded=tuple(module.EXCLUDED),
         rate_words=tuple(module.RATE_WORDS),
+        counted_by=module.COUNTED_BY,
     )
 
 

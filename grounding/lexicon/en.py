@@ -72,3 +72,6 @@ EXCLUDED = ("excl", "excluding", "exclusive of", "without")
 
 # The tail of a compound that makes its head a period (English writes few as one word).
 RATE_WORDS = ("fee", "price", "cost", "rate", "rent", "charge")
+
+# Abbreviations of what a price counts by ("SEK 5/pc" is "per piece").
+COUNTED_BY = {"pc": "piece", "pcs": "piece", "pce": "piece", "ea": "each"}

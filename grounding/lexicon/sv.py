@@ -77,3 +77,6 @@ EXCLUDED = ("exkl", "exklusive", "utan")
 
 # The tail of a compound that makes its head a period ("årsavgift", "timpris", "dygnshyra").
 RATE_WORDS = ("avgift", "pris", "kostnad", "hyra", "taxa", "premie", "lön", "ersättning")
+
+# Abbreviations of what a price counts by ("49,50 kr/st" is "per styck").
+COUNTED_BY = {"st": "styck", "stk": "styck", "pers": "person"}

@@ -845,3 +845,31 @@ LINKING_CHECK = checker(
 def test_a_compound_with_a_linking_vowel_names_its_heads_row(answer, grounded):
     verdict = LINKING_CHECK(answer)
     assert verdict.grounded is grounded, verdict.unsupported
+
+
+KENNEL_CHECK = checker(
+    {
+        "kb/pensionat.md": (
+            "# Djurpensionat\n\n## Priser per dygn\n\n"
+            "| Djur | Pris per dygn | Från 7 dygn |\n|---|---|---|\n"
+            "| Katt | 195 kr | 175 kr |\n| Kanin | 125 kr | 110 kr |\n\n"
+            "## Läkemedel\n\n- Avmaskningstablett: 49,50 kr/st\n"
+        )
+    }
+)
+
+
+@pytest.mark.parametrize(
+    ("answer", "grounded"),
+    [
+        ("En katt kostar 195 kr per dygn.", True),  # the heading states the table's period
+        ("En katt kostar 195 kr per vecka.", False),
+        ("Från 7 dygn kostar en katt 175 kr per dygn.", True),
+        ("Pris per dygn katt: 175 kr.", False),  # the plain price is the one without "7 dygn"
+        ("En avmaskningstablett kostar 49,5 kr per styck.", True),  # "/st" is "per styck"
+        ("En avmaskningstablett kostar 49,5 kr per förpackning.", False),
+    ],
+)
+def test_a_headings_period_a_number_headed_column_and_an_abbreviated_per(answer, grounded):
+    verdict = KENNEL_CHECK(answer)
+    assert verdict.grounded is grounded, verdict.unsupported
