@@ -13,7 +13,7 @@ reading (what no form below explains becomes a ``code`` read literally).
 | ``3 290 kr``, ``SEK 3,950``, ``EUR 52.90``, ``27500 SEK`` | amount | ``3290``, ``3950``, ``52.9`` | digit grouping and decimal mark by the text's locale (babel): ``1,500`` is 1500 in English, 1.5 in Swedish; a comma before one or two digits is a decimal comma in any language (``39,50 kr`` on an English page) |
 | ``4,5 procent``, ``15 per cent``, ``60%`` | percentage | ``4.5`` | percent words from the lexicon |
 | ``14 dagars``, ``3-year``, ``2 timmar``, ``5 working weeks`` | duration | ``14`` | unit from the lexicon (lemma, or a compound's head: "3-årsgaranti"; one word between that is no function word: "5 working weeks", "10 svenska kronor") |
-| ``15,2 kg``, ``10-literskanna``, ``80 km`` | quantity | ``15.2`` | unit from the lexicon |
+| ``15,2 kg``, ``10-literskanna``, ``80 km``, ``17"`` | quantity | ``15.2`` | unit from the lexicon; a double prime right after the number is the inch |
 | ``1–3 år``, ``6 to 9``, ``mellan 18 och 29 år``, ``från 0 till och med 17 år``, ``between 2 and 5 days``, ``from 2 to 5 days`` | the kind of its unit | ``1-3`` | a range of two plain numbers (openers and joiners from the lexicon) |
 | ``671 80`` before a capitalised word | code | ``67180`` | a Swedish-style postcode |
 | ``SE4``, ``B2``, ``A1`` (letters written together with digits) | code | ``se4`` | an identifier: a name, not a quantity (no unit or currency word) |
@@ -531,6 +531,8 @@ def unit_word(word: str) -> str | None:
 
 def _unit_after(masked: str, end: int) -> tuple[str | None, int]:
     """The unit right after a number and where it ends ("SEK", "kg", "day", "%")."""
+    if masked[end : end + 1] in _INCH_MARKS and not _in_quotation(masked, end):
+        return "inch", end + 1  # 'Fälg 17"', '15″'; not the end of 'sa "det kostar 50"'
     m = _WORD_AFTER.match(masked, end)
     if not m:
         return None, end
@@ -559,6 +561,15 @@ def _unit_after(masked: str, end: int) -> tuple[str | None, int]:
         if unit is not None:
             return unit, m.end()
     return None, end
+
+
+_INCH_MARKS = frozenset('"\u2033')
+
+
+def _in_quotation(text: str, end: int) -> bool:
+    """Whether the '"' at ``end`` closes a quotation: the last '"' before it opens one."""
+    opening = text.rfind('"', 0, end)
+    return opening != -1 and opening + 1 < end and text[opening + 1].isalpha()
 
 
 # Words that never qualify a unit after them: "50 per week", "1,190 or EUR 105", "8–17 på vardagar".

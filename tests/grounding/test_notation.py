@@ -294,3 +294,15 @@ def test_a_decimal_comma_on_an_english_page_energy_units_and_swedish_genitives(
     text, language, expected
 ):
     assert read(text, language) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ('| Tjänst | Fälg t.o.m. 17" | Fälg 18–20" |', [("17", "inch"), ("18-20", "inch")]),
+        ("en 15″ skärm", [("15", "inch")]),
+        ('han sa "det kostar 50" igår', [("50", None)]),  # a quotation's end, no inch
+    ],
+)
+def test_a_double_prime_after_a_number_is_the_inch(text, expected):
+    assert [(r.value, r.unit) for r in read_numbers(text, "sv")] == expected
