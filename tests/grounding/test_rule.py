@@ -775,7 +775,11 @@ COUNT_CHECK = checker(
         "kb/about.md": (
             "# About us\n\nToday we are 64 employees with a fleet of 23 trucks.\n\n"
             "Vi är 9 veterinärer, 14 djursjukskötare och 4 receptionister.\n"
-        )
+        ),
+        "kb/plans.md": (
+            "# Plans\n\n## Help centres\n\nStarter and Team include 1 help centre, Business includes 5 and "
+            "Enterprise includes 20.\n"
+        ),
     }
 )
 
@@ -790,6 +794,8 @@ COUNT_CHECK = checker(
         ("Kliniken har 4 receptionister.", True),
         ("Kliniken har fyra veterinärer.", False),
         ("Kliniken har 14 djursjukskötare.", True),
+        ("The Business plan includes five help centres.", True),  # its 5 counts no other thing
+        ("The Business plan includes twenty help centres.", False),
     ],
 )
 def test_a_count_that_says_what_it_counts_is_not_another_counts_number(answer, grounded):
