@@ -777,8 +777,8 @@ COUNT_CHECK = checker(
             "Vi är 9 veterinärer, 14 djursjukskötare och 4 receptionister.\n"
         ),
         "kb/plans.md": (
-            "# Plans\n\n## Help centres\n\nStarter and Team include 1 help centre, Business includes 5 and "
-            "Enterprise includes 20.\n"
+            "# Plans\n\n## Help centres\n\nStarter and Team include 1 help centre, "
+            "Business includes 5 and Enterprise includes 20.\n"
         ),
     }
 )
