@@ -650,232 +650,170 @@ def test_a_value_in_another_unit_of_its_dimension_is_the_same_value(answer, grou
     assert verdict.grounded is grounded, verdict.unsupported
 
 
-BOARDING_CHECK = checker(
-    {
-        "kb/pensionat.md": (
-            "# Pensionat\n\n## Priser per dygn\n\n"
-            "| Djur | Pris per dygn | Från 7 dygn |\n|---|---|---|\n"
-            "| Hund under 10 kg | 295 kr | 265 kr |\n| Hund 10–25 kg | 345 kr | 310 kr |\n"
-            "| Hund över 25 kg | 395 kr | 355 kr |\n\n"
-            "- Minsta vistelse: 2 dygn\n\n"
-            "## Kastrering\n\n"
-            "| Behandling | Under 10 kg | 10–25 kg | 25–40 kg |\n|---|---|---|---|\n"
-            "| Kastrering hane | 3 290 kr | 3 890 kr | 4 490 kr |\n"
-            "| Kastrering tik | 5 790 kr | 6 690 kr | 7 490 kr |\n"
-        ),
-        "kb/terms.md": (
-            "# Cancellation\n\n| Cancellation | Fee |\n|---|---|\n"
-            "| More than 14 days before moving day | Free of charge |\n"
-            "| 8–14 days before | 25% |\n| 2–7 days before | 50% |\n\n"
-            "- Invoice, due 20 days after the move\n- We move 7 days a week.\n"
-        ),
-    }
-)
+# Small KBs, each with the answers that show one behaviour of the rule (its name).
+BEHAVIOURS: dict[str, tuple[dict[str, str], list[tuple[str, bool]]]] = {
+    "a number in a row's key or a column's header names the cell beside it": (
+        {
+            "kb/pensionat.md": (
+                "# Pensionat\n\n## Priser per dygn\n\n"
+                "| Djur | Pris per dygn | Från 7 dygn |\n|---|---|---|\n"
+                "| Hund under 10 kg | 295 kr | 265 kr |\n| Hund 10–25 kg | 345 kr | 310 kr |\n"
+                "| Hund över 25 kg | 395 kr | 355 kr |\n\n"
+                "- Minsta vistelse: 2 dygn\n\n"
+                "## Kastrering\n\n"
+                "| Behandling | Under 10 kg | 10–25 kg | 25–40 kg |\n|---|---|---|---|\n"
+                "| Kastrering hane | 3 290 kr | 3 890 kr | 4 490 kr |\n"
+                "| Kastrering tik | 5 790 kr | 6 690 kr | 7 490 kr |\n"
+            ),
+            "kb/terms.md": (
+                "# Cancellation\n\n| Cancellation | Fee |\n|---|---|\n"
+                "| More than 14 days before moving day | Free of charge |\n"
+                "| 8–14 days before | 25% |\n| 2–7 days before | 50% |\n\n"
+                "- Invoice, due 20 days after the move\n- We move 7 days a week.\n"
+            ),
+        },
+        [
+            ("En hund över 25 kg kostar 355 kr från 7 dygn.", True),  # the column "Från 7 dygn"
+            ("En hund 10–25 kg kostar 355 kr från 7 dygn.", False),
+            ("En hund över 25 kg kostar 395 kr från 7 dygn.", False),
+            ("Kastrering av en hane i viktklassen 10–25 kg kostar 4 490 kr.", False),
+            ("If you cancel 8–14 days before the move, the fee is 25% of the price.", True),
+            ("If you cancel 2–7 days before the move, the fee is 25% of the price.", False),
+        ],
+    ),
+    "a column whose cells could not state the number is no other name for it": (
+        {
+            "kb/packages.md": (
+                "# Fixed-price packages\n\n"
+                "| Home | Size | Price | Price after RUT | Crew |\n|---|---|---|---|---|\n"
+                "| 3 rooms | 61–85 m² | 13 490 kr | 8 790 kr | 3 movers |\n"
+                "| 4 rooms | 86–110 m² | 17 990 kr | 11 690 kr | 4 movers |\n"
+            ),
+        },
+        [
+            ("For a 4-room home of 86–110 m², the package costs 11 690 kr after RUT.", True),
+            ("For a 4-room home of 86–110 m², the package costs 17 990 kr after RUT.", False),
+            ("For a 3-room home of 86–110 m², the package costs 11 690 kr after RUT.", False),
+        ],
+    ),
+    "a clock range is the KB's bare hours and energy keeps its prefix": (
+        {
+            "kb/storage.md": (
+                "# Storage\n\n## Access\n\n- Hisings Backa, Gothenburg: every day 7–21\n\n"
+                "## Office\n\n- Monday–Friday: 08.00–17.00\n- Saturday: 10.00–14.00\n\n"
+                "## Energy\n\n- Delivered in 2024: 4,2 GWh\n"
+            )
+        },
+        [
+            ("The Hisings Backa warehouse is open every day from 07:00 to 21:00.", True),
+            ("The Hisings Backa warehouse is open every day from 07:00 to 20:00.", False),
+            ("On Saturdays the office is open 08.00–17.00.", False),  # Monday–Friday's clock
+            ("In 2024 we delivered 4,2 GWh.", True),
+            ("In 2024 we delivered 4 200 MWh.", True),
+            ("In 2024 we delivered 4,2 MWh.", False),
+        ],
+    ),
+    "a line in the other language competes only when it says all the claim says": (
+        {
+            "kb/vaccin.md": (
+                "# Vaccinationer\n\n| Vaccin | Ordinarie pris |\n|---|---|\n"
+                "| Rabies | 545 kr |\n| Kattpest | 445 kr |\n\n"
+                "- EU-pass för hund och katt: 395 kr\n"
+            ),
+            "kb/english/info.md": (
+                "# In English\n\nPets travelling within the EU need a pet passport (SEK 395) and a "
+                "rabies vaccination; a titre test costs SEK 1,250.\n"
+            ),
+        },
+        [
+            ("EU-passet kostar 395 kr och rabiesvaccinet 545 kr.", True),
+            ("EU-passet kostar 395 kr och rabiesvaccinet 445 kr.", False),
+            ("EU-passet kostar 395 kr och rabiesvaccinet 1 250 kr.", False),
+        ],
+    ),
+    "a count that says what it counts is not another count's number": (
+        {
+            "kb/about.md": (
+                "# About us\n\nToday we are 64 employees with a fleet of 23 trucks.\n\n"
+                "Vi är 9 veterinärer, 14 djursjukskötare och 4 receptionister.\n"
+            ),
+            "kb/plans.md": (
+                "# Plans\n\n## Help centres\n\nStarter and Team include 1 help centre, "
+                "Business includes 5 and Enterprise includes 20.\n"
+            ),
+        },
+        [
+            ("We have 23 trucks.", True),
+            ("Brisk has 64 employees.", True),
+            ("Brisk has 23 employees.", False),
+            ("We have sixty-four trucks.", False),
+            ("Kliniken har 4 receptionister.", True),
+            ("Kliniken har fyra veterinärer.", False),
+            ("Kliniken har 14 djursjukskötare.", True),
+            ("The Business plan includes five help centres.", True),  # its 5 counts no other thing
+            ("The Business plan includes twenty help centres.", False),
+        ],
+    ),
+    "items after a comma and what a yearly price counts by": (
+        {
+            "kb/fees.md": (
+                "# Fees\n\n- Start fee (travel to your first address): 495 kr in Stockholm, "
+                "395 kr in Gothenburg\n\n## RUT\n\nThe deduction is 50% of the labour cost, up to "
+                "75 000 kr per person and year.\n"
+            )
+        },
+        [
+            ("The start fee in Gothenburg is 395 kr.", True),
+            ("The start fee in Stockholm is 495 kr.", True),
+            ("The start fee in Stockholm is 395 kr.", False),
+            ("The RUT deduction is capped at 75 000 kr per person and year.", True),
+            ("The RUT deduction is capped at 75 000 kr a year.", True),
+            ("The RUT deduction is capped at 75 000 kr per household and year.", False),
+        ],
+    ),
+    "a compound with a linking vowel names its head's row": (
+        {
+            "kb/vaccin.md": (
+                "# Vaccinationer\n\n| Vaccin | Ordinarie pris | Pris under vaccinationsveckorna |\n"
+                "|---|---|---|\n| Hund, grundvaccin | 495 kr | 395 kr |\n"
+                "| Hund, kennelhosta | 395 kr | 315 kr |\n"
+            )
+        },
+        [
+            ("Under vaccinationsveckorna kostar kennelhostevaccinet 315 kr.", True),
+            ("Under vaccinationsveckorna kostar kennelhostevaccinet 395 kr.", False),
+        ],
+    ),
+    "a heading's period a number headed column and an abbreviated per": (
+        {
+            "kb/pensionat.md": (
+                "# Djurpensionat\n\n## Priser per dygn\n\n"
+                "| Djur | Pris per dygn | Från 7 dygn |\n|---|---|---|\n"
+                "| Katt | 195 kr | 175 kr |\n| Kanin | 125 kr | 110 kr |\n\n"
+                "## Läkemedel\n\n- Avmaskningstablett: 49,50 kr/st\n"
+            )
+        },
+        [
+            ("En katt kostar 195 kr per dygn.", True),  # the heading states the table's period
+            ("En katt kostar 195 kr per vecka.", False),
+            ("Från 7 dygn kostar en katt 175 kr per dygn.", True),
+            ("Pris per dygn katt: 175 kr.", False),  # the plain price is the one without "7 dygn"
+            ("En avmaskningstablett kostar 49,5 kr per styck.", True),  # "/st" is "per styck"
+            ("En avmaskningstablett kostar 49,5 kr per förpackning.", False),
+        ],
+    ),
+}
+BEHAVIOUR_CHECKS = {name: checker(kb) for name, (kb, _) in BEHAVIOURS.items()}
 
 
 @pytest.mark.parametrize(
-    ("answer", "grounded"),
+    ("behaviour", "answer", "grounded"),
     [
-        ("En hund över 25 kg kostar 355 kr från 7 dygn.", True),  # the column "Från 7 dygn"
-        ("En hund 10–25 kg kostar 355 kr från 7 dygn.", False),
-        ("En hund över 25 kg kostar 395 kr från 7 dygn.", False),
-        ("Kastrering av en hane i viktklassen 10–25 kg kostar 4 490 kr.", False),
-        ("If you cancel 8–14 days before the move, the fee is 25% of the price.", True),
-        ("If you cancel 2–7 days before the move, the fee is 25% of the price.", False),
+        (name, answer, grounded)
+        for name, (_, cases) in BEHAVIOURS.items()
+        for answer, grounded in cases
     ],
 )
-def test_a_number_in_a_rows_key_or_a_columns_header_names_the_cell_beside_it(answer, grounded):
-    verdict = BOARDING_CHECK(answer)
-    assert verdict.grounded is grounded, verdict.unsupported
-
-
-PACKAGE_CHECK = checker(
-    {
-        "kb/packages.md": (
-            "# Fixed-price packages\n\n"
-            "| Home | Size | Price | Price after RUT | Crew |\n|---|---|---|---|---|\n"
-            "| 3 rooms | 61–85 m² | 13 490 kr | 8 790 kr | 3 movers |\n"
-            "| 4 rooms | 86–110 m² | 17 990 kr | 11 690 kr | 4 movers |\n"
-        ),
-    }
-)
-
-
-@pytest.mark.parametrize(
-    ("answer", "grounded"),
-    [
-        ("For a 4-room home of 86–110 m², the package costs 11 690 kr after RUT.", True),
-        ("For a 4-room home of 86–110 m², the package costs 17 990 kr after RUT.", False),
-        ("For a 3-room home of 86–110 m², the package costs 11 690 kr after RUT.", False),
-    ],
-)
-def test_a_column_whose_cells_could_not_state_the_number_is_no_other_name_for_it(answer, grounded):
-    verdict = PACKAGE_CHECK(answer)
-    assert verdict.grounded is grounded, verdict.unsupported
-
-
-HOURS_CHECK = checker(
-    {
-        "kb/storage.md": (
-            "# Storage\n\n## Access\n\n- Hisings Backa, Gothenburg: every day 7–21\n\n"
-            "## Office\n\n- Monday–Friday: 08.00–17.00\n- Saturday: 10.00–14.00\n\n"
-            "## Energy\n\n- Delivered in 2024: 4,2 GWh\n"
-        )
-    }
-)
-
-
-@pytest.mark.parametrize(
-    ("answer", "grounded"),
-    [
-        ("The Hisings Backa warehouse is open every day from 07:00 to 21:00.", True),
-        ("The Hisings Backa warehouse is open every day from 07:00 to 20:00.", False),
-        ("On Saturdays the office is open 08.00–17.00.", False),  # Monday–Friday's clock
-        ("In 2024 we delivered 4,2 GWh.", True),
-        ("In 2024 we delivered 4 200 MWh.", True),
-        ("In 2024 we delivered 4,2 MWh.", False),
-    ],
-)
-def test_a_clock_range_is_the_kbs_bare_hours_and_energy_keeps_its_prefix(answer, grounded):
-    verdict = HOURS_CHECK(answer)
-    assert verdict.grounded is grounded, verdict.unsupported
-
-
-PASSPORT_CHECK = checker(
-    {
-        "kb/vaccin.md": (
-            "# Vaccinationer\n\n| Vaccin | Ordinarie pris |\n|---|---|\n"
-            "| Rabies | 545 kr |\n| Kattpest | 445 kr |\n\n- EU-pass för hund och katt: 395 kr\n"
-        ),
-        "kb/english/info.md": (
-            "# In English\n\nPets travelling within the EU need a pet passport (SEK 395) and a "
-            "rabies vaccination; a titre test costs SEK 1,250.\n"
-        ),
-    }
-)
-
-
-@pytest.mark.parametrize(
-    ("answer", "grounded"),
-    [
-        ("EU-passet kostar 395 kr och rabiesvaccinet 545 kr.", True),
-        ("EU-passet kostar 395 kr och rabiesvaccinet 445 kr.", False),
-        ("EU-passet kostar 395 kr och rabiesvaccinet 1 250 kr.", False),
-    ],
-)
-def test_a_line_in_the_other_language_competes_only_when_it_says_all_the_claim_says(
-    answer, grounded
-):
-    verdict = PASSPORT_CHECK(answer)
-    assert verdict.grounded is grounded, verdict.unsupported
-
-
-COUNT_CHECK = checker(
-    {
-        "kb/about.md": (
-            "# About us\n\nToday we are 64 employees with a fleet of 23 trucks.\n\n"
-            "Vi är 9 veterinärer, 14 djursjukskötare och 4 receptionister.\n"
-        ),
-        "kb/plans.md": (
-            "# Plans\n\n## Help centres\n\nStarter and Team include 1 help centre, "
-            "Business includes 5 and Enterprise includes 20.\n"
-        ),
-    }
-)
-
-
-@pytest.mark.parametrize(
-    ("answer", "grounded"),
-    [
-        ("We have 23 trucks.", True),
-        ("Brisk has 64 employees.", True),
-        ("Brisk has 23 employees.", False),
-        ("We have sixty-four trucks.", False),
-        ("Kliniken har 4 receptionister.", True),
-        ("Kliniken har fyra veterinärer.", False),
-        ("Kliniken har 14 djursjukskötare.", True),
-        ("The Business plan includes five help centres.", True),  # its 5 counts no other thing
-        ("The Business plan includes twenty help centres.", False),
-    ],
-)
-def test_a_count_that_says_what_it_counts_is_not_another_counts_number(answer, grounded):
-    verdict = COUNT_CHECK(answer)
-    assert verdict.grounded is grounded, verdict.unsupported
-
-
-ITEMS_CHECK = checker(
-    {
-        "kb/fees.md": (
-            "# Fees\n\n- Start fee (travel to your first address): 495 kr in Stockholm, "
-            "395 kr in Gothenburg\n\n## RUT\n\nThe deduction is 50% of the labour cost, up to "
-            "75 000 kr per person and year.\n"
-        )
-    }
-)
-
-
-@pytest.mark.parametrize(
-    ("answer", "grounded"),
-    [
-        ("The start fee in Gothenburg is 395 kr.", True),
-        ("The start fee in Stockholm is 495 kr.", True),
-        ("The start fee in Stockholm is 395 kr.", False),
-        ("The RUT deduction is capped at 75 000 kr per person and year.", True),
-        ("The RUT deduction is capped at 75 000 kr a year.", True),
-        ("The RUT deduction is capped at 75 000 kr per household and year.", False),
-    ],
-)
-def test_items_after_a_comma_and_what_a_yearly_price_counts_by(answer, grounded):
-    verdict = ITEMS_CHECK(answer)
-    assert verdict.grounded is grounded, verdict.unsupported
-
-
-LINKING_CHECK = checker(
-    {
-        "kb/vaccin.md": (
-            "# Vaccinationer\n\n| Vaccin | Ordinarie pris | Pris under vaccinationsveckorna |\n"
-            "|---|---|---|\n| Hund, grundvaccin | 495 kr | 395 kr |\n"
-            "| Hund, kennelhosta | 395 kr | 315 kr |\n"
-        )
-    }
-)
-
-
-@pytest.mark.parametrize(
-    ("answer", "grounded"),
-    [
-        ("Under vaccinationsveckorna kostar kennelhostevaccinet 315 kr.", True),
-        ("Under vaccinationsveckorna kostar kennelhostevaccinet 395 kr.", False),
-    ],
-)
-def test_a_compound_with_a_linking_vowel_names_its_heads_row(answer, grounded):
-    verdict = LINKING_CHECK(answer)
-    assert verdict.grounded is grounded, verdict.unsupported
-
-
-KENNEL_CHECK = checker(
-    {
-        "kb/pensionat.md": (
-            "# Djurpensionat\n\n## Priser per dygn\n\n"
-            "| Djur | Pris per dygn | Från 7 dygn |\n|---|---|---|\n"
-            "| Katt | 195 kr | 175 kr |\n| Kanin | 125 kr | 110 kr |\n\n"
-            "## Läkemedel\n\n- Avmaskningstablett: 49,50 kr/st\n"
-        )
-    }
-)
-
-
-@pytest.mark.parametrize(
-    ("answer", "grounded"),
-    [
-        ("En katt kostar 195 kr per dygn.", True),  # the heading states the table's period
-        ("En katt kostar 195 kr per vecka.", False),
-        ("Från 7 dygn kostar en katt 175 kr per dygn.", True),
-        ("Pris per dygn katt: 175 kr.", False),  # the plain price is the one without "7 dygn"
-        ("En avmaskningstablett kostar 49,5 kr per styck.", True),  # "/st" is "per styck"
-        ("En avmaskningstablett kostar 49,5 kr per förpackning.", False),
-    ],
-)
-def test_a_headings_period_a_number_headed_column_and_an_abbreviated_per(answer, grounded):
-    verdict = KENNEL_CHECK(answer)
+def test_each_behaviour_on_its_small_kb(behaviour, answer, grounded):
+    verdict = BEHAVIOUR_CHECKS[behaviour](answer)
     assert verdict.grounded is grounded, verdict.unsupported
