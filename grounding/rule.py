@@ -15,6 +15,7 @@ row holds:
 | 5 | topic | among the candidates passing rows 1-4, the fact's line, row, header, headings and lead-in share the most terms with the claim's sentence and the question (weekdays, months and letters not counted; another number of the same line counts), and at least one (none needed for identifiers, nor when the sentence and question name nothing but weekdays or letters). No kind names itself: a phone number or a date is bound to its line like any value; one whose line shares no term passes only when no other phone number (date) of the KB is about a term of the sentence or question ("Ring oss på ..." in a KB with one phone; not "Call the outage line on <customer service's number>"). Facts in the other language are candidates only when the claim's language has none | ``supporting line is about something else`` |
 | 6 | subject | no other fact with another value that the claim could be stated from (same kind, period and unit, or a measure in any unit; a plain count competes with amounts, quantities, durations and counts, a time with times and the ends of ranges; anywhere in the KB, in the fact's language, or in the other language when its subject says all the claim's clause says) matches the claim's own clause (then clause and lead: "Plan A har 99,5 % och svar inom 4 timmar") better than the fact's subject does while naming something the fact's subject lacks. Terms are weighed by what tells facts apart: a term that names a subject somewhere in the KB (a table's row key or column header, a list item's "Label:") counts twice, a verb or "pris" once, so "Hem Mellan kostar 139 kr" is the "Hem Mellan" column's cell, not the line where "Hem Ung kostar 69 kr". "rad A" cannot take row B's price, "fredagar" cannot take Monday's hours, "torsdagar" cannot take the end of Monday–Friday's range when Thursday has its own, one product cannot take another's weight. A later clause of a line has the line's opening words as its lead, except an earlier clause's compound of the same head as one it names itself ("Aluminiumramar har 10 års garanti och kolfiberramar 6 års garanti": the 6 is not the aluminium frames') | ``wrong subject`` |
 | 6b | exact name | when another fact with another value is labelled with words the claim all says ("Telefon:") and matches it as well, the fact's own label has no word the claim leaves out: "Telefon: 08-123 45 68" is not backed by "Fakturatelefon: 08-123 45 68", "Premium kostar 499 kr" not by "Premium Plus: 499 kr" when "Premium: 399 kr" exists; and a claim that names only what a more general fact's clause names (every word of it, none of the special case's own) is that fact's: "Felparkeringsavgiften är 1 200 kr" is not backed by "Den som parkerar på en plats för rörelsehindrade ... får en felparkeringsavgift på 1 200 kr" when "Felparkeringsavgiften är 700 kr" exists (in a table row, a column headed by a number is the special case of the row's other cells: "Pris per dygn katt: 175 kr" is not the "Från 7 dygn" cell's); and a table cell whose row and column the claim names in full is the claim's, over a line elsewhere that says more than the claim: "Hem Start självrisk: 1 500 kr" is not backed by "Allrisk till Hem Start ... självrisken är 1 500 kr" when the Självrisk row's Hem Start cell says 3 000 kr | ``wrong subject`` |
+| 6c | weekday | when the claim's own clause names weekdays and the fact's subject names weekdays, they share one: "The Thursday group webinar starts at 10:00" is not backed by "a group webinar on Tuesdays at 10:00 and Thursdays at 15:00" | ``wrong subject`` |
 | 7 | name | when the fact's line, row or headings name one of the labelled subjects of its file (a table row's key, a list item's "Label:"), the claim's own clause names no other of them: "Plan B har 1 TB" is not backed by "Plan A ingår 1 TB" in a file with a "Plan B:" line | ``wrong subject`` |
 | 7b | alternative | when the claim's own clause names one of a group of parallel names of the KB (a table's column headers, its row keys; "Hem Start", "Hem Mellan", "Hem Total"), the fact's subject has that name or no other of the group: "Home Total ... SEK 1,500" is not backed by "The standard excess on Home Mellan is SEK 1,500"; a row's key cell names its whole row, so no column's name is another than its own ("sista avgången på linje 35" takes the 35 of the row keyed 35 whose "Sista avgång" is 19.20) | ``wrong subject`` |
 | 8 | identifier | a claim that is an identifier (letters written with digits: "SE4", "B2") needs rows 1-4 only: it is a name, and it must occur in the KB ("SE5" does not); in its sentence it binds the other numbers like any word (``n:se4`` among their terms) | ``not in the knowledge base`` |
@@ -398,6 +399,13 @@ def counts_another(claim: Claim, fact: Fact, file_facts: Iterable[Fact]) -> bool
     )
 
 
+def _another_weekday(claim: Claim, fact: Fact) -> bool:
+    """Row 6c: the claim's own clause names weekdays and the fact's subject names only others."""
+    said = {term for term in claim.qualifiers if term.startswith("weekday:")}
+    stated = {term for term in fact.subject if term.startswith("weekday:")}
+    return bool(said and stated and said.isdisjoint(stated))
+
+
 def _counted(terms_: frozenset[str]) -> frozenset[str]:
     return frozenset(term for term in terms_ if term.startswith("counts:"))
 
@@ -447,7 +455,7 @@ def supports(
         return False, reason
     if is_identifier(claim):
         return True, None
-    if counts_another(claim, fact, file_facts):
+    if counts_another(claim, fact, file_facts) or _another_weekday(claim, fact):
         return False, SUBJECT_MISMATCH
     if (
         conflicting_terms(claim, fact, siblings, weight)

@@ -32,12 +32,12 @@ OWN_KBS = Path(__file__).parent / "kbs"
 OWN_KB_FLOORS = {
     "farja": (48, 47),
     "hyrbil": (44, 45),
-    "gym": (46, 42),
+    "gym": (46, 43),
     "veterinar": (44, 44),
     "laddning": (46, 45),
     "flytt": (43, 46),
     "verkstad": (43, 43),
-    "saas": (39, 40),
+    "saas": (39, 41),
     "trafikskola": (32, 31),
     "camping": (32, 32),
 }

@@ -803,6 +803,19 @@ BEHAVIOURS: dict[str, tuple[dict[str, str], list[tuple[str, bool]]]] = {
         ],
     ),
 }
+BEHAVIOURS["a weekday the fact's subject does not name is another's"] = (
+    {
+        "kb/onboarding.md": (
+            "# Onboarding\n\n- Starter and Team: self-service guides and a 45-minute group "
+            "webinar on Tuesdays at 10:00 and Thursdays at 15:00 (CET).\n"
+        )
+    },
+    [
+        ("The Tuesday group webinar starts at 10:00.", True),
+        ("The Thursday group webinar starts at 15:00 CET.", True),
+        ("The Thursday group webinar starts at 10:00 CET.", False),
+    ],
+)
 BEHAVIOUR_CHECKS = {name: checker(kb) for name, (kb, _) in BEHAVIOURS.items()}
 
 
