@@ -303,12 +303,7 @@ def _counted_noun(text: str, end: int) -> frozenset[str]:
     word = _WORD_AFTER.match(text, end)
     if word is None or word[1].lower() in _CONJUNCTIONS or unit_word(word[1]) is not None:
         return frozenset()
-    return frozenset(
-        f"counts:{term}"
-        for language in LEXICONS
-        for term in terms(word[1], language)
-        if not is_marker(term) and not term.startswith(("n:", "weekday:", "month:", "#"))
-    )
+    return frozenset(f"counts:{term}" for term in _terms_in_each_language(word[1]))
 
 
 def _counted_by(text: str, end: int) -> frozenset[str]:
@@ -334,9 +329,17 @@ def _counted_by(text: str, end: int) -> frozenset[str]:
             break
         if count is not None:
             break
-        for language, lexicon in LEXICONS.items():
-            written = lexicon.counted_by.get(word.lower().rstrip("."), word)
-            found.update(f"per:{term}" for term in terms(written, language) if not is_marker(term))
+        found.update(f"per:{term}" for term in _terms_in_each_language(word, written_out=True))
+    return frozenset(found)
+
+
+def _terms_in_each_language(word: str, *, written_out: bool = False) -> frozenset[str]:
+    """The word's terms as each language reads it, without markers; ``written_out``: an
+    abbreviation of what a price counts by first written out ("st" -> "styck")."""
+    found: set[str] = set()
+    for language, lexicon in LEXICONS.items():
+        read = lexicon.counted_by.get(word.lower().rstrip("."), word) if written_out else word
+        found.update(term for term in terms(read, language) if not is_marker(term))
     return frozenset(found)
 
 

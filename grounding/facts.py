@@ -43,7 +43,7 @@ from grounding.notation import (
 from grounding.terms import terms
 from grounding.text import detect_language
 
-__all__ = ["Fact", "FactKind", "Kind", "extract_facts", "value_keys"]
+__all__ = ["Fact", "FactKind", "Kind", "extract_facts", "table_header_line", "value_keys"]
 
 FactKind = Kind  # the kinds of number, as the models and the admin name them
 
@@ -315,6 +315,17 @@ class _Walker:
             text=text,
             language=self.language,
         )
+
+
+def table_header_line(fact: Fact) -> int | None:
+    """The line of the header of ``fact``'s table (None outside a table).
+
+    A table has one line per row: the header, the separator, then the body rows in order.
+    """
+    if fact.cell is None:
+        return None
+    row = fact.cell[0]
+    return fact.line if row == 0 else fact.line - row - 1
 
 
 _LIST_MARKER = re.compile(r"^\s*(?:[-*+]|\d{1,2}[.)])\s+")

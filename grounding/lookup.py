@@ -10,7 +10,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Protocol
 
 from grounding.clauses import is_marker
-from grounding.facts import Fact, extract_facts, label_terms
+from grounding.facts import Fact, extract_facts, label_terms, table_header_line
 from grounding.snippets import Snippet
 
 
@@ -130,7 +130,7 @@ def _table_alternatives(facts: Iterable[Fact]) -> list[tuple[frozenset[str], ...
     tables: dict[tuple[str, int], list[Fact]] = defaultdict(list)
     for fact in facts:
         if fact.cell is not None and fact.cell[0] > 0:
-            tables[fact.file, fact.line - fact.cell[0]].append(fact)  # rows follow their header
+            tables[fact.file, table_header_line(fact)].append(fact)
     groups = []
     for cells in tables.values():
         common = frozenset.intersection(*(fact.qualifiers for fact in cells))

@@ -106,8 +106,18 @@ _MONTH_DAY = re.compile(
 )
 # Days before or after a written date that share its month: a list ("24, 25 och 26 december")
 # or one range ("14–25 september", "September 14–25, 2026"), never both ("9-17, 24 December").
-_LIST_SEPARATOR = rf"(?:{_SP}*,{_SP}*|{_SP}+(?:och|and|samt){_SP}+)"
-_RANGE_SEPARATOR = rf"(?:{_SP}*{_DASH}{_SP}*|{_SP}+(?:till och med|till|to|through){_SP}+)"
+_LIST_WORDS = "|".join(re.escape(word) for word in merged("list_joiners"))
+# The words of a range of dates ("1 maj till 30 september", "May 1 through 30 September").
+_RANGE_WORDS_OF_DATES = "|".join(
+    re.escape(word)
+    for word in sorted(
+        {w for w in merged("range_words") if w.isalpha()} | {"till och med", "t.o.m.", "through"},
+        key=len,
+        reverse=True,
+    )
+)
+_LIST_SEPARATOR = rf"(?:{_SP}*,{_SP}*|{_SP}+(?:{_LIST_WORDS}){_SP}+)"
+_RANGE_SEPARATOR = rf"(?:{_SP}*{_DASH}{_SP}*|{_SP}+(?:{_RANGE_WORDS_OF_DATES}){_SP}+)"
 _DAY = rf"\d{{1,2}}{_ORDINAL_SUFFIX}"
 _LEADING_DAYS = re.compile(
     rf"(?<![\w.,:/\u2010-\u2014-])((?:{_DAY}{_LIST_SEPARATOR})+|{_DAY}{_RANGE_SEPARATOR})\Z",
@@ -581,10 +591,7 @@ _NOT_MODIFIERS = STOPWORDS | frozenset(
 
 
 _DATE_RANGE_GAP = re.compile(
-    r"[ \u00a0]*(?:–|-|—|"
-    + "|".join(re.escape(w) for w in merged("range_words") if w.isalpha())
-    + r"|till och med|t\.o\.m\.|through)[ \u00a0]*",
-    re.IGNORECASE,
+    rf"[ \u00a0]*(?:–|-|—|{_RANGE_WORDS_OF_DATES})[ \u00a0]*", re.IGNORECASE
 )
 
 

@@ -33,9 +33,9 @@ from functools import lru_cache
 
 from grounding.claims import Claim
 from grounding.clauses import is_marker
-from grounding.facts import Fact, label_terms
+from grounding.facts import Fact, label_terms, table_header_line
 from grounding.notation import Kind
-from grounding.terms import terms
+from grounding.terms import terms, weekday_terms
 
 NOT_IN_KB = "not in the knowledge base"
 KIND_MISMATCH = "different kind of number"
@@ -370,11 +370,11 @@ def _table_of(fact: Fact, file_facts: Iterable[Fact]) -> list[Fact]:
     """The body cells of ``fact``'s table (none for a fact outside a table's body)."""
     if fact.cell is None or fact.cell[0] == 0:
         return []
-    top = fact.line - fact.cell[0]  # rows follow their header, one line each
+    header = table_header_line(fact)
     return [
         other
         for other in file_facts
-        if other.cell is not None and other.cell[0] > 0 and other.line - other.cell[0] == top
+        if other.cell is not None and other.cell[0] > 0 and table_header_line(other) == header
     ]
 
 
@@ -401,8 +401,7 @@ def counts_another(claim: Claim, fact: Fact, file_facts: Iterable[Fact]) -> bool
 
 def _another_weekday(claim: Claim, fact: Fact) -> bool:
     """Row 6c: the claim's own clause names weekdays and the fact's subject names only others."""
-    said = {term for term in claim.qualifiers if term.startswith("weekday:")}
-    stated = {term for term in fact.subject if term.startswith("weekday:")}
+    said, stated = weekday_terms(claim.qualifiers), weekday_terms(fact.subject)
     return bool(said and stated and said.isdisjoint(stated))
 
 
@@ -412,15 +411,11 @@ def _counted(terms_: frozenset[str]) -> frozenset[str]:
 
 def names_cell(label: Fact, cell: Fact) -> bool:
     """Row 9: whether ``label`` is a number naming ``cell``: in its row's first cell (the key
-    that names the row), or in its column's header.
-
-    Tables have one line per row, the header's first: a body cell's header is on the line
-    before the separator, ``cell.line - cell.cell[0] - 1``.
-    """
+    that names the row), or in its column's header."""
     if label.file != cell.file or label.cell is None or cell.cell is None or cell.cell[0] == 0:
         return False
     if label.cell[0] == 0:
-        return label.cell[1] == cell.cell[1] and label.line == cell.line - cell.cell[0] - 1
+        return label.cell[1] == cell.cell[1] and label.line == table_header_line(cell)
     return label.line == cell.line and label.cell[1] == 0 < cell.cell[1]
 
 

@@ -50,6 +50,7 @@ class Lexicon:
     excluded: tuple[str, ...]  # "exkl", "excluding": after a number, what it leaves out
     rate_words: tuple[str, ...]  # "avgift", "fee": a compound's tail that makes its head a period
     counted_by: dict[str, str]  # "st" -> "styck": what "per"/"/" counts by, written out
+    list_joiners: tuple[str, ...]  # "och", "and": the last item of a list ("24, 25 och 26 maj")
 
 
 def _lexicon(module: ModuleType) -> Lexicon:
@@ -94,6 +95,7 @@ def _lexicon(module: ModuleType) -> Lexicon:
         excluded=tuple(module.EXCLUDED),
         rate_words=tuple(module.RATE_WORDS),
         counted_by=module.COUNTED_BY,
+        list_joiners=tuple(module.LIST_JOINERS),
     )
 
 

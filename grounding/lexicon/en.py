@@ -55,6 +55,7 @@ ORDINAL_WORDS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "
                  "seventh": 7, "eighth": 8, "ninth": 9, "tenth": 10}  # fmt: skip
 ANSWER_WORDS = ("yes", "no", "ok", "okay", "sure")  # "Ja, ...": say nothing of a subject
 RANGE_OPENERS = ("between", "from")
+LIST_JOINERS = ("and",)  # before the last item of a list of days
 RANGE_JOINERS = ("and", "to", "through")
 DEFINITE_ENDINGS = ()
 

@@ -55,6 +55,7 @@ ORDINAL_WORDS = {"första": 1, "andra": 2, "tredje": 3, "fjärde": 4, "femte": 5
                  "sjunde": 7, "åttonde": 8, "nionde": 9, "tionde": 10}  # fmt: skip
 ANSWER_WORDS = ("ja", "nej", "jo", "okej", "ok")  # "Ja, ...": say nothing of a subject
 RANGE_OPENERS = ("mellan", "från")
+LIST_JOINERS = ("och", "samt")  # before the last item of a list of days
 RANGE_JOINERS = ("och", "till och med", "till", "t.o.m.")
 # Definite and plural endings: a word the dictionary lacks ("Routern", a loanword) also
 # stands for its stem ("router").
