@@ -173,6 +173,8 @@ _WORD_AFTER = re.compile(
 )
 _WORD_BEFORE = re.compile(r"([^\W\d_]+|[€$£])[ \u00a0\u202f\u2009]?$")
 _CLOCK_BEFORE = re.compile(r"([^\W\d_]+)\.?[ \u00a0]+$")
+# What a rate is counted by follows it ("0.49 per minute", "12.50/kg"); a clock never has one.
+_RATE_AFTER = re.compile(r"[ \u00a0]*(?:/[^\W\d_]|per\b)", re.IGNORECASE)
 
 
 def read_numbers(text: str, language: str) -> list[Reading]:
@@ -389,6 +391,8 @@ def _times(text: str, masked: str, language: str) -> list[Reading]:
             pass
         elif m["sep1"] == ".":
             if _decimal_context(masked, m.start(), m.end()) or int(m["h1"]) > 23:
+                continue
+            if _RATE_AFTER.match(masked, m.end()):  # "0.49 per minute", "12.50/kg"
                 continue
         elif not _after_clock_word(masked, m.start()):
             continue

@@ -95,6 +95,14 @@ def test_a_decimal_with_a_unit_is_not_a_time():
     assert read("12.50 %") == [("percentage", "12.5", None, None)]
 
 
+def test_a_decimal_counted_by_something_is_not_a_time():
+    """ "0.49 per minute" in a price table is a rate; "kl. 8.30" and "8.30–17.00" stay clocks."""
+    assert read("| 0.49 per minute |", "en") == [("count", "0.49", None, "minute")]
+    assert read("12.50/st", "sv")[0][:2] == ("count", "12.5")
+    assert read("kl. 8.30", "sv") == [("time", "08:30", None, None)]
+    assert read("8.30–17.00 per dag", "sv")[0][:2] == ("time_range", "08:30-17:00")
+
+
 @given(st.text(alphabet=st.sampled_from("0123456789 ,.:-–/+kr%SEKam"), max_size=40))
 def test_every_digit_belongs_to_exactly_one_reading(text):
     readings = read_numbers(text, "sv")
