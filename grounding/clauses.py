@@ -83,7 +83,7 @@ def _clause_spans(
         gap = list(_SPLIT.finditer(text, before.end, after.start))
         if between_and(text, before, after):
             gap = []  # "between January 7 and January 31": one range, one clause
-        cuts.append(gap[-1].start() if gap else -1)
+        cuts.append(_cut(text, gap))
         comma = list(_COMMA.finditer(text, before.end, after.start))
         commas.append(comma[-1].start() if comma and not gap else -1)
         if (
@@ -121,6 +121,21 @@ def _clause_spans(
             end += 1
         spans.append((cuts[start], cuts[end]))
     return spans, first_item
+
+
+def _cut(text: str, gap: list[re.Match]) -> int:
+    """Where a clause ends in the gap between two numbers (-1: no end there): at its last
+    ";", line break, sentence end or conjunction after a comma, else at its last conjunction.
+
+    "Behållaren har 10 års garanti, medan elpatron och termostat har 3 år": the 3 years are
+    the heating element's and the thermostat's; the "och" joins the two, it ends no clause.
+    """
+    if not gap:
+        return -1
+    strong = [
+        m for m in gap if not m.group()[0].isalpha() or text[: m.start()].rstrip().endswith(",")
+    ]
+    return (strong or gap)[-1].start()
 
 
 def clauses_of(text: str, readings: list[Reading], language: str) -> list[Clause]:

@@ -18,7 +18,7 @@ UNITS = {
     "kilograms": "kg", "g": "g", "gram": "g", "grams": "g", "km": "km", "kilometre": "km",
     "kilometres": "km", "kilometer": "km", "kilometers": "km", "mile": "mile", "miles": "mile",
     "m": "m", "metre": "m", "metres": "m", "meter": "m", "meters": "m", "cm": "cm",
-    "mm": "mm", "inch": "inch", "inches": "inch", "in": "inch", "l": "l", "litre": "l",
+    "mm": "mm", "inch": "inch", "inches": "inch", "l": "l", "litre": "l",
     "litres": "l", "liter": "l", "liters": "l", "ml": "ml", "kwh": "kWh", "wh": "Wh",
     "mwh": "MWh", "gwh": "GWh", "twh": "TWh", "kw": "kW", "mw": "MW",
     "w": "W", "watt": "W", "watts": "W", "v": "V", "volt": "V", "a": "A",

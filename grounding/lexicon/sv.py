@@ -42,7 +42,7 @@ PERIOD_ADVERBS = {"årligen": "year", "årlig": "year", "årliga": "year", "årl
                   "veckovis": "week", "månadsvis": "month", "timvis": "hour"}  # fmt: skip
 
 PER_MARKERS = ("per", "i", "om", "à", "/", "varje")
-PERCENT_WORDS = ("procent", "%")
+PERCENT_WORDS = ("procent", "procents", "%")
 CLOCK_MARKERS = ("kl", "klockan", "kl.")
 RANGE_WORDS = ("till", "–", "-")
 CONJUNCTIONS = ("och", "eller", "samt", "men", "medan")

@@ -145,6 +145,14 @@ def test_a_sentence_end_ends_a_clause():
     assert "until" in by_value(facts, "19:00").qualifiers
 
 
+def test_a_conjunction_after_a_comma_ends_the_clause_not_a_later_one_joining_two_names():
+    text = "Behållaren har 10 års garanti, medan elpatron och termostat har 3 år.\n"
+    facts = extract_facts(text, file="a.md")
+    ten, three = by_value(facts, "10"), by_value(facts, "3")
+    assert "elpatron" not in ten.qualifiers and "behållare" in ten.qualifiers
+    assert {"elpatron", "termostat"} <= three.qualifiers
+
+
 def test_months_are_markers_of_their_clause_and_a_dates_month_is_its_value():
     facts = extract_facts(
         "| Season | Price |\n|---|---|\n| Energy price, November–March | 78.40 öre/kWh |\n",

@@ -95,6 +95,13 @@ def test_a_decimal_with_a_unit_is_not_a_time():
     assert read("12.50 %") == [("percentage", "12.5", None, None)]
 
 
+def test_in_after_a_number_is_a_preposition_and_procents_a_percentage():
+    """ "20 lockers in the foyer" counts lockers; "15 procents rabatt" is 15 %."""
+    assert read("20 lockers in the foyer", "en") == [("count", "20", None, None)]
+    assert read("two people in the same household", "en")[0][1] == "2"
+    assert read("15 procents rabatt", "sv") == [("percentage", "15", None, None)]
+
+
 def test_a_decimal_counted_by_something_is_not_a_time():
     """ "0.49 per minute" in a price table is a rate; "kl. 8.30" and "8.30–17.00" stay clocks."""
     assert read("| 0.49 per minute |", "en") == [("count", "0.49", None, "minute")]
