@@ -59,6 +59,16 @@ def _noise() -> frozenset[str]:
     for field in ("per_markers", "clock_markers", "time_suffixes", "answer_words"):
         words |= set(merged(field))
     words |= {word for phrase in merged("percent_words") for word in phrase.split()}
+    # A bound's or deadline's phrase is the number's condition, not its subject: "at least",
+    # "no later than", "senast" say nothing of what the number is about ("less", "late",
+    # "sen"). A one-word bound may be a name as well ("Max", "Över"): it stays a word.
+    for field in ("lower_bounds", "upper_bounds", "deadline_latest", "deadline_earliest"):
+        words |= {
+            word
+            for phrase in merged(field)
+            if " " in phrase or field.startswith("deadline")
+            for word in phrase.split()
+        }
     words |= set(SV_PARTS) | set(EN_PARTS)  # a number in words is a value, not a subject
     return frozenset(words) | STOPWORDS
 

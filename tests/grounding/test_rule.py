@@ -816,6 +816,30 @@ BEHAVIOURS["a weekday the fact's subject does not name is another's"] = (
         ("The Thursday group webinar starts at 10:00 CET.", False),
     ],
 )
+BEHAVIOURS["a bound's words say nothing of the subject"] = (
+    {
+        "kb/staff.md": (
+            "# Staff hire\n\n| Role | Weekday (per hour) |\n|---|---|\n| Server | 495 kr |\n\n"
+            "Minimum booking: 4 hours per staff member.\n\n"
+            "Staff hire cancelled less than 48 hours before the event is charged in full.\n"
+        ),
+        "kb/cakes.md": (
+            "# Add-ons\n\n| Add-on | Price per person |\n|---|---|\n"
+            "| Coffee and cake | 59 kr |\n| Late-night sliders | 69 kr |\n\n"
+            "## Wedding cakes\n\nCake orders must be placed at least 4 weeks before the wedding.\n"
+        ),
+    },
+    [
+        (
+            "A server costs 495 kr per hour, and each staff member must be booked for at "
+            "least 4 hours.",
+            True,
+        ),
+        ("A server costs 495 kr per hour, and must be booked for at least 6 hours.", False),
+        ("Wedding cakes must be ordered no later than 4 weeks before the big day.", True),
+        ("Wedding cakes must be ordered no later than 6 weeks before the big day.", False),
+    ],
+)
 BEHAVIOUR_CHECKS = {name: checker(kb) for name, (kb, _) in BEHAVIOURS.items()}
 
 
