@@ -6,7 +6,7 @@ numbers with :mod:`grounding.notation`. What a fact is about:
 
 | where the number is | subject (what the fact is about) | qualifiers (what tells it from its siblings) |
 |---|---|---|
-| a table cell | the row's key cells (up to the first cell with a word) + its column header + headings + the table's lead-in | the key cells + its column header + the nearest heading |
+| a table cell | the row's key cells (up to the first cell with a word) + its column header + its own weekdays and months ("Sun 15.00") + headings + the table's lead-in | the key cells + its column header + its own weekdays and months + the nearest heading |
 | a list item or paragraph | its clause (a line splits into clauses at conjunctions and ";" between numbers) + the words before the line's first number + headings + the block's lead-in | its clause (the first clause includes the line's opening words) + the nearest heading |
 | a table's header cell | its own cell + headings + the table's lead-in | its own cell + the nearest heading |
 | a heading | the heading path | the heading |
@@ -272,7 +272,17 @@ class _Walker:
                 }
                 inherited = _merge(_inherited(column_header, self.language), inherited_table)
                 in_key = column < key_end
-                for reading in readings:
+                # A body cell's own weekdays and months qualify its numbers: "Sun" in "Tue–Sat
+                # 19.30, Sun 15.00" (its other words may name another count: "6 rolls 199 kr").
+                own_words = (
+                    [
+                        frozenset(t for t in c.terms if t.startswith(("weekday:", "month:")))
+                        for c in clauses_of(cell, readings, self.language)
+                    ]
+                    if row_index and not in_key
+                    else [frozenset()] * len(readings)
+                )
+                for reading, words in zip(readings, own_words, strict=True):
                     conditions = conditions_of(cell, reading)
                     reading = _inherit(reading, *inherited)
                     own = frozenset({number_term(cell, reading)})
@@ -281,7 +291,7 @@ class _Walker:
                         cell_numbers = {number_term(cell, r) for r in readings}
                         qualifiers = cell_terms | (cell_numbers - own)
                     else:
-                        qualifiers = (key_terms - own) | column_terms | column_numbers
+                        qualifiers = (key_terms - own) | column_terms | column_numbers | words
                     yield self._fact(
                         reading,
                         subject=qualifiers | headings | lead_in_terms,

@@ -840,6 +840,19 @@ BEHAVIOURS["a bound's words say nothing of the subject"] = (
         ("Wedding cakes must be ordered no later than 6 weeks before the big day.", False),
     ],
 )
+BEHAVIOURS["a table cell's own weekdays qualify its times"] = (
+    {
+        "kb/season.md": (
+            "# Season\n\n| Production | Start times |\n|---|---|\n"
+            "| Frost over Haga | Tue–Sat 19.30, Sun 15.00 |\n\n"
+            "Frost over Haga on Thursday 11 December 2025 at 19.30 is signed.\n"
+        )
+    },
+    [
+        ("Sunday performances of Frost over Haga start at 3 pm.", True),
+        ("Monday performances of Frost over Haga start at 3 pm.", False),
+    ],
+)
 BEHAVIOUR_CHECKS = {name: checker(kb) for name, (kb, _) in BEHAVIOURS.items()}
 
 
