@@ -7,7 +7,7 @@ reading (what no form below explains becomes a ``code`` read literally).
 | written | kind | value | how |
 |---|---|---|---|
 | ``0571-48 20 00``, ``+46 18 420 55 00`` | phone | ``+46571482000`` | phonenumbers (region SE) |
-| ``2026-06-19``, ``2026/06/19``, ``19 juni 2026``, ``June 19, 2026``, ``December 24th, 2026``, ``24/12 2026``, ``den 19/6`` | date | ``2026-06-19``, ``--06-19`` | month names from babel (sv, en); a yearless ``19/6`` only after "den", "on" or a weekday ("24/7" is no date); a yearless date opening a range takes the closing date's year ("från 1 maj till 30 september 2027"); bare days listed or ranged beside a written date share its month and year (``24, 25 och 26 december 2026``, ``14–25 september``, ``September 14–25, 2026``; a list or one range, never both: "9-17, 24 December" is hours, then a date) |
+| ``2026-06-19``, ``2026/06/19``, ``19 juni 2026``, ``June 19, 2026``, ``December 24th, 2026``, ``24/12 2026``, ``den 19/6`` | date | ``2026-06-19``, ``--06-19`` | month names from babel (sv, en); a yearless ``19/6`` only after "den", "on" or a weekday, or opening a range to a dated one (``13/7–2/8 2026``; "24/7" is no date); a yearless date opening a range takes the closing date's year ("från 1 maj till 30 september 2027"); bare days listed or ranged beside a written date share its month and year (``24, 25 och 26 december 2026``, ``14–25 september``, ``September 14–25, 2026``; a list or one range, never both: "9-17, 24 December" is hours, then a date) |
 | ``08.00–16.30``, ``8:00 am to 4:30 pm``, ``kl. 8–15``, ``9 am – 5 pm``, ``mellan kl. 2 och 5`` | time_range | ``08:00-16:30`` | 12-hour clock read; a bare hour only after a clock word or with am/pm |
 | ``14:00``, ``2 pm``, ``klockan 06.00``, ``till 21.00`` | time | ``14:00`` | ``hh.mm`` is a time unless a currency, unit or percent sign makes it a decimal |
 | ``3 290 kr``, ``SEK 3,950``, ``EUR 52.90``, ``27500 SEK`` | amount | ``3290``, ``3950``, ``52.9`` | digit grouping and decimal mark by the text's locale (babel): ``1,500`` is 1500 in English, 1.5 in Swedish; a comma before one or two digits is a decimal comma in any language (``39,50 kr`` on an English page) |
@@ -119,6 +119,13 @@ _RANGE_WORDS_OF_DATES = "|".join(
 _LIST_SEPARATOR = rf"(?:{_SP}*,{_SP}*|{_SP}+(?:{_LIST_WORDS}){_SP}+)"
 _RANGE_SEPARATOR = rf"(?:{_SP}*{_DASH}{_SP}*|{_SP}+(?:{_RANGE_WORDS_OF_DATES}){_SP}+)"
 _DAY = rf"\d{{1,2}}{_ORDINAL_SUFFIX}"
+# "13/7–2/8 2026", "från 13/1 till 12/3 2026": a yearless slash date opening a range whose
+# closing date is a dated slash date is a date too (it takes that year: ``_range_years``).
+_SLASH_RANGE_OPENER = re.compile(
+    rf"(?<![\d/.,])(\d{{1,2}})/(\d{{1,2}})"
+    rf"(?={_RANGE_SEPARATOR}\d{{1,2}}/\d{{1,2}}(?:/|{_SP})\d{{4}}(?!\d))",
+    re.IGNORECASE,
+)
 _LEADING_DAYS = re.compile(
     rf"(?<![\w.,:/\u2010-\u2014-])((?:{_DAY}{_LIST_SEPARATOR})+|{_DAY}{_RANGE_SEPARATOR})\Z",
     re.IGNORECASE,
@@ -249,6 +256,9 @@ def _dates(text: str, masked: str, language: str) -> list[Reading]:
     for m in _SLASH_DATE.finditer(masked):
         found.append(_date(m, int(m[3]), *_month_day(int(m[1]), int(m[2]))))
     for m in _YEARLESS_SLASH_DATE.finditer(masked):
+        month, day = _month_day(int(m[1]), int(m[2]))
+        found.append(_date_at(m.start(1), m.end(2), masked, None, month, day))
+    for m in _SLASH_RANGE_OPENER.finditer(masked):
         month, day = _month_day(int(m[1]), int(m[2]))
         found.append(_date_at(m.start(1), m.end(2), masked, None, month, day))
     for m in _DAY_MONTH.finditer(masked):

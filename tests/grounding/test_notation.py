@@ -102,6 +102,15 @@ def test_in_after_a_number_is_a_preposition_and_procents_a_percentage():
     assert read("15 procents rabatt", "sv") == [("percentage", "15", None, None)]
 
 
+def test_a_yearless_slash_date_opening_a_range_to_a_dated_one_takes_its_year():
+    assert read("13/7–2/8 2026", "sv") == [
+        ("date", "2026-07-13", None, None),
+        ("date", "2026-08-02", None, None),
+    ]
+    assert read("från 13/1 till 12/3 2026", "sv")[0][:2] == ("date", "2026-01-13")
+    assert [r[0] for r in read("öppet 24/7 och 1/2 av priset", "sv")] == ["count"] * 4
+
+
 def test_a_decimal_counted_by_something_is_not_a_time():
     """ "0.49 per minute" in a price table is a rate; "kl. 8.30" and "8.30–17.00" stay clocks."""
     assert read("| 0.49 per minute |", "en") == [("count", "0.49", None, "minute")]
