@@ -381,6 +381,9 @@ def _words(text: str) -> list[str]:
 _Inherited = tuple[str | None, str | None, str | None]  # (currency, unit, period)
 
 
+_BRACKETED = re.compile(r"\(\s*([^\W\d_]+)\s*\)")
+
+
 def _inherited(text: str, language: str) -> _Inherited:
     """The currency, unit and period a header or lead-in states outside its own numbers."""
     if not text:
@@ -388,10 +391,17 @@ def _inherited(text: str, language: str) -> _Inherited:
     for reading in read_numbers(text, language):  # "Fixed 1 year (öre/kWh)": the unit is "öre"
         text = text[: reading.start] + " " * (reading.end - reading.start) + text[reading.end :]
     currency = unit = None
+    # A one-letter word is a unit only alone in brackets: "Längd (m)", not "Plan B".
+    alone = {m[1] for m in _BRACKETED.finditer(text.lower())}
     for word in _words(text.lower()):
         if word in _CURRENCIES and currency is None:
             currency = _CURRENCIES[word]
-        elif word in _UNITS and unit is None and len(word) >= 2 and _UNITS[word] not in TIME_UNITS:
+        elif (
+            word in _UNITS
+            and unit is None
+            and (len(word) >= 2 or word in alone)
+            and _UNITS[word] not in TIME_UNITS
+        ):
             unit = _UNITS[word]
     period = find_period(text)
     if period is None:

@@ -853,6 +853,20 @@ BEHAVIOURS["a table cell's own weekdays qualify its times"] = (
         ("Monday performances of Frost over Haga start at 3 pm.", False),
     ],
 )
+BEHAVIOURS["a one-letter unit alone in a header's brackets is its column's"] = (
+    {
+        "kb/liftar.md": (
+            "# Liftar\n\n| Lift | Längd (m) | Fallhöjd (m) |\n|---|---|---|\n"
+            "| Björnliften | 980 | 240 |\n| Ripliften | 640 | 150 |\n"
+        )
+    },
+    [
+        ("Björnliften är 980 meter lång.", True),
+        ("Björnliften har 240 meters fallhöjd.", True),
+        ("Björnliften är 980 km lång.", False),
+        ("Ripliften är 980 meter lång.", False),
+    ],
+)
 BEHAVIOUR_CHECKS = {name: checker(kb) for name, (kb, _) in BEHAVIOURS.items()}
 
 
