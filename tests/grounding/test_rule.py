@@ -867,6 +867,23 @@ BEHAVIOURS["a one-letter unit alone in a header's brackets is its column's"] = (
         ("Ripliften är 980 meter lång.", False),
     ],
 )
+BEHAVIOURS["a compound's tail alone does not name it"] = (
+    {
+        "kb/priser.md": (
+            "# Timpriser\n\n| Yrkesgrupp | Vardag |\n|---|---|\n"
+            "| Rörmokare | 795 kr |\n| Värmetekniker | 845 kr |\n| Avloppsfilmning | 1 250 kr |\n"
+        ),
+        "kb/jour.md": (
+            "# Jour\n\nVid stopp i avloppet eller utebliven värme når du vår jour på "
+            "0771-62 40 40.\n"
+        ),
+    },
+    [
+        ("Ring vår jour på 0771-62 40 40, så kommer en tekniker ut.", True),
+        ("En tekniker kostar 795 kr i timmen på vardagar.", False),  # the plumber's price
+        ("En värmetekniker kostar 845 kr i timmen på vardagar.", True),
+    ],
+)
 BEHAVIOUR_CHECKS = {name: checker(kb) for name, (kb, _) in BEHAVIOURS.items()}
 
 
