@@ -74,6 +74,7 @@ def _noise() -> frozenset[str]:
 
 
 _NOISE = _noise()
+_MIN_NAMED_TAIL = 5  # "kontoret", "butiken": a name's compound names a thing, not a suffix
 _WEEKDAYS = merged("weekdays")
 # Another language's weekday that is a word here ("fri tid", "tis" in English): only capitalised.
 _OWN_WEEKDAYS = {language: lexicon.weekdays for language, lexicon in LEXICONS.items()}
@@ -263,8 +264,25 @@ def terms(text: str, language: str) -> frozenset[str]:
         if word in STOPWORDS and raw[0].isupper() and _inside_sentence(text, match.start()):
             found.add(word)  # "Hem Mellan", "Plan Plus": a capitalised word inside a sentence names
             continue
-        found.update(word_terms(word, language))
+        parts = word_terms(word, language)
+        if raw[0].isupper() and all(len(p) > len(word) - _MIN_NAMED_TAIL for p in parts):
+            parts += _name_compound(word, language)  # not split: no part is a piece of it
+        found.update(parts)
     return frozenset(found)
+
+
+def _name_compound(word: str, language: str) -> tuple[str, ...]:
+    """A capitalised compound of a name the dictionary lacks and a known word: both parts.
+    "Enköpingskontoret" is the Enköping office, "Västeråskontoret" the Västerås one."""
+    linking = _LINKING.get(language)
+    if not linking or len(word) < _MIN_COMPOUND:
+        return ()
+    for cut in range(_MIN_KNOWN_HEAD, len(word) - _MIN_NAMED_TAIL + 1):
+        head, tail = word[:cut], word[cut:]
+        if _known(tail, language):
+            name = head[:-1] if head[-1] in linking and len(head) > _MIN_KNOWN_HEAD else head
+            return tuple(t for t in (name, _lemma(tail, language)) if t not in _NOISE)
+    return ()
 
 
 def warm_up() -> None:

@@ -165,3 +165,9 @@ def test_a_compounds_head_is_the_word_it_stands_for(word, head):
 
 def test_a_short_head_is_no_word_with_an_a_restored():
     assert "roa" not in terms("Routern kostar 1 295 kr", "sv")
+
+
+def test_a_capitalised_compound_of_a_name_and_a_known_word_gives_both():
+    """ "Enköpingskontoret" is the Enköping office: the name is in no dictionary."""
+    assert {"enköping", "kontor"} <= terms("Enköpingskontoret når du på 0171-39 12 20.", "sv")
+    assert "enköping" not in terms("enköpingskontoret", "sv")  # only a capitalised name
