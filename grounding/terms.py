@@ -7,6 +7,7 @@ Pure: no ORM, no I/O. A term is what the subject rule compares:
 | an inflected word ("dagars", "bilen", "prices") | its lemma (simplemma, in the text's language) |
 | a word the dictionary lacks with a definite or plural ending ("Routern") | the word and its stem ("router") |
 | a compound unknown to the lexicon ("medlemsavgiften") | the whole lemma plus its parts ("medlem", "avgift"), split where both sides are words of simplemma's dictionary (a linking "s" allowed; a head whose final "a" became a linking vowel is the word with its "a": "kennelhostevaccin" has "kennelhosta") |
+| a capitalised compound of a name no dictionary has and a known word of five letters or more ("Enköpingskontoret") | also the name and the word's lemma ("enköping", "kontor") |
 | a weekday, or a range of them ("måndag–torsdag", "Monday to Friday") | ``weekday:1`` ... ``weekday:7`` for every day covered, in either language |
 | a lone capital letter inside a sentence or alone in a cell ("rad B", "Plan A") | ``#b`` |
 | a stopword written with a capital inside a sentence ("Hem Mellan", "Plan Over") | the word: part of a name |
@@ -15,7 +16,7 @@ Pure: no ORM, no I/O. A term is what the subject rule compares:
 | an ordinal word ("andra", "third") | ``n:2``, ``n:3``: the number it stands for |
 | a month, or a range of them ("November–March", "from April to October") | ``month:11`` ... for every month covered ("may" only capitalised) |
 | a period adverb ("hourly", "månatligen") | the word: "the hourly price" names a plan; as a period it is read by :mod:`grounding.notation` |
-| stopwords, units, currencies, periods, per-markers, cardinal number words ("två", "twenty") | nothing: values and units are compared by the rule itself |
+| stopwords, units, currencies, periods, per-markers, cardinal number words ("två", "twenty"), the words of a bound's or deadline's phrase ("at least", "no later than", "senast") | nothing: values, units and conditions are compared by the rule itself |
 | an e-mail or web address ("hello@pulseworks.se", "https://...") | nothing: its domain is every address's, not a subject |
 | an English possessive ("Kungsholmen's") | the name's terms |
 
