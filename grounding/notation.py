@@ -8,8 +8,8 @@ reading (what no form below explains becomes a ``code`` read literally).
 |---|---|---|---|
 | ``0571-48 20 00``, ``+46 18 420 55 00`` | phone | ``+46571482000`` | phonenumbers (region SE) |
 | ``2026-06-19``, ``2026/06/19``, ``19 juni 2026``, ``June 19, 2026``, ``December 24th, 2026``, ``24/12 2026``, ``den 19/6`` | date | ``2026-06-19``, ``--06-19`` | month names from babel (sv, en); a yearless ``19/6`` only after "den", "on" or a weekday, or opening a range to a dated one (``13/7–2/8 2026``; "24/7" is no date); a yearless date opening a range takes the closing date's year ("från 1 maj till 30 september 2027"); bare days listed or ranged beside a written date share its month and year (``24, 25 och 26 december 2026``, ``14–25 september``, ``September 14–25, 2026``; a list or one range, never both: "9-17, 24 December" is hours, then a date) |
-| ``08.00–16.30``, ``8:00 am to 4:30 pm``, ``kl. 8–15``, ``9 am – 5 pm``, ``mellan kl. 2 och 5`` | time_range | ``08:00-16:30`` | 12-hour clock read; a bare hour only after a clock word or with am/pm |
-| ``14:00``, ``2 pm``, ``klockan 06.00``, ``till 21.00`` | time | ``14:00`` | ``hh.mm`` is a time unless a currency, unit or percent sign makes it a decimal |
+| ``08.00–16.30``, ``8:00 am to 4:30 pm``, ``kl. 8–15``, ``9 am – 5 pm``, ``mellan kl. 2 och 5``, ``mellan 16.00 och 21.00`` | time_range | ``08:00-16:30`` | 12-hour clock read; a bare hour only after a clock word or with am/pm |
+| ``14:00``, ``2 pm``, ``klockan 06.00``, ``till 21.00`` | time | ``14:00`` | ``hh.mm`` is a time unless a currency, unit or percent sign, or what it is counted by ("0.49 per minute"), makes it a decimal |
 | ``3 290 kr``, ``SEK 3,950``, ``EUR 52.90``, ``27500 SEK`` | amount | ``3290``, ``3950``, ``52.9`` | digit grouping and decimal mark by the text's locale (babel): ``1,500`` is 1500 in English, 1.5 in Swedish; a comma before one or two digits is a decimal comma in any language (``39,50 kr`` on an English page) |
 | ``4,5 procent``, ``15 per cent``, ``60%`` | percentage | ``4.5`` | percent words from the lexicon |
 | ``14 dagars``, ``3-year``, ``2 timmar``, ``5 working weeks`` | duration | ``14`` | unit from the lexicon (lemma, or a compound's head: "3-årsgaranti"; one word between that is no function word: "5 working weeks", "10 svenska kronor") |
@@ -361,7 +361,12 @@ def _time_ranges(text: str, masked: str, language: str) -> list[Reading]:
     found = []
     for m in _BETWEEN_RANGE.finditer(masked):
         clocked = m["clock"] or m["sep1"] == ":" or m["sep2"] == ":" or m["ampm1"] or m["ampm2"]
-        if not clocked:
+        if not clocked and not (  # "mellan 16.00 och 21.00" too, not "mellan 1.50 och 2.50 kr"
+            m["sep1"]
+            and m["sep2"]
+            and not _decimal_context(masked, m.start("h1"), m.end())
+            and not _RATE_AFTER.match(masked, m.end())
+        ):
             continue
         first = _hour(m["h1"], m["m1"], m["ampm1"] or _shared_ampm(m["h1"], m["h2"], m["ampm2"]))
         last = _hour(m["h2"], m["m2"], m["ampm2"])

@@ -111,6 +111,11 @@ def test_a_yearless_slash_date_opening_a_range_to_a_dated_one_takes_its_year():
     assert [r[0] for r in read("öppet 24/7 och 1/2 av priset", "sv")] == ["count"] * 4
 
 
+def test_a_range_of_dotted_clocks_opened_by_a_word_is_a_time_range():
+    assert read("mellan 16.00 och 21.00", "sv") == [("time_range", "16:00-21:00", None, None)]
+    assert read("mellan 1.50 och 2.50 kr", "sv")[-1][:2] == ("amount", "2.5")
+
+
 def test_a_decimal_counted_by_something_is_not_a_time():
     """ "0.49 per minute" in a price table is a rate; "kl. 8.30" and "8.30–17.00" stay clocks."""
     assert read("| 0.49 per minute |", "en") == [("count", "0.49", None, "minute")]
