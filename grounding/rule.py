@@ -10,7 +10,7 @@ row holds:
 | 2 | kind | the kinds are equal, or the claim is a plain count and the fact an amount, quantity, duration or count (the answer left the unit out), or the claim is a time and the fact a time range | ``different kind of number`` |
 | 3 | unit | the claim states no unit or currency, or the fact's is the same (a header's "Price (SEK)" counts as the fact's); a claim in another unit of the fact's dimension is checked again converted, exactly (öre and kronor, the metric prefixes, seconds, minutes and hours: "0,886 kr/kWh" is "88,60 öre/kWh"; never a zero) | ``different unit`` |
 | 4 | period | the claim states no period, or the fact's is the same ("per år", "i månaden", "an hour", "Årsavgift") | ``different period`` |
-| 4b | condition | the claim states no bound or inclusion, or the fact states none, or the same: a lower bound ("över", "minst", "från", "efter", "at least", "more than", "after") or an upper bound ("under", "högst", "upp till", "till", "före", "senast", "up to", "less than", "before", "until") right before the number, a deadline ("senast", "no later than" against "tidigast", "no earlier than") right before it, "inkl."/"including" or "exkl."/"excluding"/"utan" just after it, what it counts by after "per" or "/" when both say it in one language, or the fact states a period instead ("under 24 år" does not support "över 24 år", "senast 30 dagar före" not "tidigast 30 dagar före", "30 kr per klass" not "30 kr per elev", "40 kr per kilo" not "40 kr per påbörjad 10 kg", "SEK 50 per rental" not "SEK 50 per day") | ``different bound or condition`` |
+| 4b | condition | the claim states no bound or inclusion, or the fact states none, or the same: a lower bound ("över", "minst", "från", "efter", "at least", "more than", "after") or an upper bound ("under", "högst", "upp till", "till", "före", "senast", "up to", "less than", "before", "until") right before the number, a deadline ("senast", "no later than" against "tidigast", "no earlier than") right before it, "inkl."/"including" or "exkl."/"excluding"/"utan" just after it, what it counts by after "per" or "/" when both say it in one language (a fact counted per person whose subject names what the claim counts by: "Julbord, adults: SEK 695 per person" is "SEK 695 per adult"), or the fact states a period instead ("under 24 år" does not support "över 24 år", "senast 30 dagar före" not "tidigast 30 dagar före", "30 kr per klass" not "30 kr per elev", "40 kr per kilo" not "40 kr per påbörjad 10 kg", "SEK 50 per rental" not "SEK 50 per day") | ``different bound or condition`` |
 | 4c | counted thing | a count that says what it counts ("23 employees") is not backed by a count that says it counts something else, on a line where another number counts what the claim counts ("64 employees with a fleet of 23 trucks") | ``wrong subject`` |
 | 5 | topic | among the candidates passing rows 1-4, the fact's line, row, header, headings and lead-in share the most terms with the claim's sentence and the question (weekdays, months and letters not counted; another number of the same line counts), and at least one (none needed for identifiers, nor when the sentence and question name nothing but weekdays or letters). No kind names itself: a phone number or a date is bound to its line like any value; one whose line shares no term passes only when no other phone number (date) of the KB is about a term of the sentence or question ("Ring oss på ..." in a KB with one phone; not "Call the outage line on <customer service's number>"). Facts in the other language are candidates only when the claim's language has none | ``supporting line is about something else`` |
 | 6 | subject | no other fact with another value that the claim could be stated from (same kind, period and unit, or a measure in any unit; a plain count competes with amounts, quantities, durations and counts, a time with times and the ends of ranges; anywhere in the KB, in the fact's language, or in the other language when its subject says all the claim's clause says) matches the claim's own clause (then clause and lead: "Plan A har 99,5 % och svar inom 4 timmar") better than the fact's subject does while naming something the fact's subject lacks. Terms are weighed by what tells facts apart: a term that names a subject somewhere in the KB (a table's row key or column header, a list item's "Label:") counts twice, a verb or "pris" once, so "Hem Mellan kostar 139 kr" is the "Hem Mellan" column's cell, not the line where "Hem Ung kostar 69 kr". "rad A" cannot take row B's price, "fredagar" cannot take Monday's hours, "torsdagar" cannot take the end of Monday–Friday's range when Thursday has its own, one product cannot take another's weight. A later clause of a line has the line's opening words as its lead, except an earlier clause's compound of the same head as one it names itself ("Aluminiumramar har 10 års garanti och kolfiberramar 6 års garanti": the 6 is not the aluminium frames') | ``wrong subject`` |
@@ -276,6 +276,7 @@ def stated_alike(claim: Claim, fact: Fact) -> str | None:
 
 
 _CONDITION_FAMILIES = ("bound:", "deadline:", "incl:", "per:")
+_PER_PERSON = frozenset({"per:person"})
 
 
 def conditions_agree(claim: Claim, fact: Fact) -> bool:
@@ -283,7 +284,9 @@ def conditions_agree(claim: Claim, fact: Fact) -> bool:
 
     What a price counts by ("per elev", "per 10 kg") is compared in one language only (its
     words are lemmas); against a fact that states a period instead ("SEK 50 per day") it never
-    holds: "SEK 50 per rental" is not that.
+    holds: "SEK 50 per rental" is not that. A fact counted per person whose own subject names
+    what the claim counts by holds: "Julbord, adults: SEK 695 per person" is "SEK 695 per
+    adult".
     """
     if not claim.conditions:
         return True
@@ -298,6 +301,8 @@ def conditions_agree(claim: Claim, fact: Fact) -> bool:
                 continue
             if claim.language != fact.language:
                 continue
+            if stated == _PER_PERSON and all(c[4:] in fact.qualifiers for c in said):
+                continue  # "Julbord, adults: SEK 695 per person" is "SEK 695 per adult"
         if said and stated and not said & stated:
             return False
     return True

@@ -884,6 +884,20 @@ BEHAVIOURS["a compound's tail alone does not name it"] = (
         ("En värmetekniker kostar 845 kr i timmen på vardagar.", True),
     ],
 )
+BEHAVIOURS["a price per person is one per the person its subject names"] = (
+    {
+        "kb/dinner.md": (
+            "# Christmas buffet\n\nOur Christmas buffet is served every evening in December.\n\n"
+            "- Julbord, adults: SEK 695 per person\n"
+            "- Julbord, children 4–12 years: SEK 295\n"
+        )
+    },
+    [
+        ("The julbord costs SEK 695 per adult.", True),
+        ("The julbord costs SEK 695 per child.", False),
+        ("The julbord costs SEK 695 per group.", False),
+    ],
+)
 BEHAVIOUR_CHECKS = {name: checker(kb) for name, (kb, _) in BEHAVIOURS.items()}
 
 
