@@ -16,7 +16,7 @@ Pure: no ORM, no I/O. A term is what the subject rule compares:
 | an ordinal word ("andra", "third") | ``n:2``, ``n:3``: the number it stands for |
 | a month, or a range of them ("November–March", "from April to October") | ``month:11`` ... for every month covered ("may" only capitalised) |
 | a period adverb ("hourly", "månatligen") | the word: "the hourly price" names a plan; as a period it is read by :mod:`grounding.notation` |
-| stopwords, units, currencies, periods, per-markers, cardinal number words ("två", "twenty"), the words of a bound's or deadline's phrase ("at least", "no later than", "senast") | nothing: values, units and conditions are compared by the rule itself |
+| stopwords, units, currencies, periods, per-markers, cardinal number words ("två", "twenty"), a deadline's words and what completes a bound's phrase ("no later than", "senast", the "least" of "at least"; not the compared "större" of "och större") | nothing: values, units and conditions are compared by the rule itself |
 | an e-mail or web address ("hello@pulseworks.se", "https://...") | nothing: its domain is every address's, not a subject |
 | an English possessive ("Kungsholmen's") | the name's terms |
 
@@ -60,16 +60,14 @@ def _noise() -> frozenset[str]:
     for field in ("per_markers", "clock_markers", "time_suffixes", "answer_words"):
         words |= set(merged(field))
     words |= {word for phrase in merged("percent_words") for word in phrase.split()}
-    # A bound's or deadline's phrase is the number's condition, not its subject: "at least",
-    # "no later than", "senast" say nothing of what the number is about ("less", "late",
-    # "sen"). A one-word bound may be a name as well ("Max", "Över"): it stays a word.
-    for field in ("lower_bounds", "upper_bounds", "deadline_latest", "deadline_earliest"):
-        words |= {
-            word
-            for phrase in merged(field)
-            if " " in phrase or field.startswith("deadline")
-            for word in phrase.split()
-        }
+    # A deadline's words and what completes a bound's phrase are the number's condition, not
+    # its subject: "no later than", "senast", the "least" of "at least" say nothing of what
+    # the number is about ("late", "sen", "less"). A bound's own word stays a word: a name
+    # ("Max", "Över") or what is compared ("21 tum och större", "older than").
+    for phrase in merged("deadline_latest") + merged("deadline_earliest"):
+        words |= set(phrase.split())
+    for phrase in merged("lower_bounds") + merged("upper_bounds"):
+        words |= set(phrase.split()[1:])
     words |= set(SV_PARTS) | set(EN_PARTS)  # a number in words is a value, not a subject
     return frozenset(words) | STOPWORDS
 

@@ -171,3 +171,10 @@ def test_a_capitalised_compound_of_a_name_and_a_known_word_gives_both():
     """ "Enköpingskontoret" is the Enköping office: the name is in no dictionary."""
     assert {"enköping", "kontor"} <= terms("Enköpingskontoret når du på 0171-39 12 20.", "sv")
     assert "enköping" not in terms("enköpingskontoret", "sv")  # only a capitalised name
+
+
+def test_a_deadline_and_what_completes_a_bound_are_no_terms_what_is_compared_is():
+    assert "less" not in terms("booked for at least 4 hours", "en")
+    assert "late" not in terms("ordered no later than 4 weeks before", "en")
+    assert "sen" not in terms("senast 30 dagar före", "sv")
+    assert "stor" in terms('Fälg 21" och större', "sv")  # "21 tum och större" names a column
