@@ -20,7 +20,7 @@ from typing import NamedTuple
 
 from grounding.claims import Claim, as_bare_hours, as_clock, extract_claims, in_other_units
 from grounding.facts import Fact
-from grounding.lookup import FactLookup, FactTable
+from grounding.lookup import NAME_WEIGHT, FactLookup, FactTable
 from grounding.notation import Kind
 from grounding.numerals import spelled_out
 from grounding.rule import (
@@ -29,7 +29,9 @@ from grounding.rule import (
     REASONS,
     SUBJECT_MISMATCH,
     TOPIC_MISMATCH,
+    across_languages,
     conflicting_terms,
+    could_be_stated_from,
     counts_for_topic,
     names_cell,
     on_topic,
@@ -263,12 +265,15 @@ class AnswerChecker:
             clock = as_bare_hours(claim)  # only where the KB states no such clock at all
         # In another unit: "0,886 kr/kWh" is the KB's "88,60 öre/kWh", "90 minuter" its "1,5 timme".
         for again in ([clock] if clock else []) + in_other_units(claim):
-            result = self._check(again)
+            result = self._check(again, across=False)
             if result.unsupported is None:
                 return NumberCheck(claim, result.citation, None, result.fact)
         return checked
 
-    def _check(self, claim: Claim) -> NumberCheck:
+    def _check(self, claim: Claim, *, across: bool = True) -> NumberCheck:
+        """Rows 1-7b against the claim's candidates; ``across``: also the other language's
+        lines, when none in the claim's own supports it (not for a claim read again as a clock
+        or in another unit: "upp till 15 radiatorer" is no "3 pm")."""
         candidates = self._candidates(claim)
         stated = [(fact, stated_alike(claim, fact)) for fact in candidates]
         reasons = [reason for _, reason in stated if reason]
@@ -282,6 +287,14 @@ class AnswerChecker:
             topical = alike = []
         elif not topical and claim.kind in _NAMED_BY_NO_OTHER and not self._named_elsewhere(claim):
             topical = alike  # no phone (date) of the KB is about what the sentence names
+        if (
+            across
+            and not any(f.language != claim.language for f in topical)
+            and not self._named_here(claim)
+        ):
+            # None in the claim's language supports it, nor states another value for what it
+            # names: the other language's lines may.
+            topical = [*topical, *across_languages(claim, alike, self.question_terms)]
         for fact in topical:
             ok, reason = supports(
                 claim,
@@ -308,6 +321,24 @@ class AnswerChecker:
         return NumberCheck(
             claim, None, UnsupportedNumber(claim.text, str(claim.kind), reason, locations)
         )
+
+    def _named_here(self, claim: Claim) -> bool:
+        """Whether a fact in the claim's language with another value is about a name of the
+        claim's clause (a row key, a column, a "Label:" of the KB): "Kommunhuset ligger på
+        Storgatan 14" is not the English library's "Storgatan 14" when "Kommunhuset: Storgatan
+        2" is a Swedish line."""
+        for term in claim.qualifiers:
+            if self.facts.weight(term) < NAME_WEIGHT:
+                continue
+            for kind in (claim.kind, *_COMPETING_KINDS.get(claim.kind, ())):
+                for other in self.facts.qualified_by(term, kind):
+                    if (
+                        other.language == claim.language
+                        and other.value != claim.value
+                        and could_be_stated_from(claim, other)
+                    ):
+                        return True
+        return False
 
     def _named_elsewhere(self, claim: Claim) -> bool:
         """Whether a fact of the claim's kind with another value is about a term of the sentence

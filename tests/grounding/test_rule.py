@@ -898,6 +898,22 @@ BEHAVIOURS["a price per person is one per the person its subject names"] = (
         ("The julbord costs SEK 695 per group.", False),
     ],
 )
+BEHAVIOURS["the other language's line, when none in the claim's supports it"] = (
+    {
+        "kb/groups.md": (
+            "# Group bookings\n\nGroups get a discount on weekday evenings and matinees.\n\n"
+            "- 20–39 people: 15% off\n- 40 people or more: 20% off\n"
+        ),
+        "kb/svenska/biljetter.md": (
+            "# Biljetter och besök\n\n- Pensionärer (65 år och äldre): 15 procents rabatt\n"
+            "- Studerande: 25 procents rabatt på vardagskvällar och matinéer\n"
+        ),
+    },
+    [
+        ("Grupper på 20–39 personer får 15 procents rabatt på vardagskvällar.", True),
+        ("Studerande får 15 procents rabatt på vardagskvällar.", False),  # a Swedish label's 25
+    ],
+)
 BEHAVIOUR_CHECKS = {name: checker(kb) for name, (kb, _) in BEHAVIOURS.items()}
 
 
