@@ -27,19 +27,23 @@ OWN_KBS = Path(__file__).parent / "kbs"
 
 # Each KB of our own whose misses were read, and what it reached when the last mechanism landed
 # (correct answers passed, wrong ones withheld; tests/grounding/kbs/README.md). A change may
-# raise these, never lower them. The held-out KBs (tandvard, hotell, simhall) are not here:
-# a failure would send someone to read their misses.
+# raise these, never lower them. The held-out KBs (tandvard, hotell, simhall, optiker, kurir)
+# are not here: a failure would send someone to read their misses.
 OWN_KB_FLOORS = {
     "farja": (48, 47),
-    "hyrbil": (44, 45),
+    "hyrbil": (45, 45),
     "gym": (46, 43),
-    "veterinar": (44, 44),
+    "veterinar": (45, 44),
     "laddning": (46, 45),
-    "flytt": (43, 46),
+    "flytt": (45, 46),
     "verkstad": (43, 43),
-    "saas": (39, 41),
+    "saas": (40, 41),
     "trafikskola": (32, 31),
     "camping": (32, 32),
+    "rormokare": (43, 45),
+    "teater": (47, 42),
+    "catering": (47, 43),
+    "skidort": (45, 44),
 }
 
 
