@@ -270,6 +270,7 @@ def terms(text: str, language: str) -> frozenset[str]:
     return frozenset(found)
 
 
+@lru_cache(maxsize=16384)
 def _name_compound(word: str, language: str) -> tuple[str, ...]:
     """A capitalised compound of a name the dictionary lacks and a known word: both parts.
     "Enköpingskontoret" is the Enköping office, "Västeråskontoret" the Västerås one."""

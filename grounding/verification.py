@@ -287,6 +287,8 @@ class AnswerChecker:
             topical = alike = []
         elif not topical and claim.kind in _NAMED_BY_NO_OTHER and not self._named_elsewhere(claim):
             topical = alike  # no phone (date) of the KB is about what the sentence names
+        if (found := self._supported_by(claim, topical, reasons)) is not None:
+            return found
         if (
             across
             and not any(f.language != claim.language for f in topical)
@@ -294,19 +296,9 @@ class AnswerChecker:
         ):
             # None in the claim's language supports it, nor states another value for what it
             # names: the other language's lines may.
-            topical = [*topical, *across_languages(claim, alike, self.question_terms)]
-        for fact in topical:
-            ok, reason = supports(
-                claim,
-                fact,
-                siblings=self._siblings(claim, fact),
-                file_facts=self.facts.in_lines(fact.file, 1, _ALL_LINES),
-                weight=self.facts.weight,
-                alternatives=self.facts.alternatives,
-            )
-            if ok:
-                return NumberCheck(claim, self._citation(fact), None, fact)
-            reasons.append(reason)
+            other = across_languages(claim, alike, self.question_terms)
+            if (found := self._supported_by(claim, other, reasons)) is not None:
+                return found
         if alike and not topical:
             named = any(
                 conflicting_terms(claim, f, self._siblings(claim, f), self.facts.weight)
@@ -321,6 +313,25 @@ class AnswerChecker:
         return NumberCheck(
             claim, None, UnsupportedNumber(claim.text, str(claim.kind), reason, locations)
         )
+
+    def _supported_by(
+        self, claim: Claim, facts: Sequence[Fact], reasons: list[str]
+    ) -> NumberCheck | None:
+        """The check of the first of ``facts`` that supports the claim (rows 4c-7b), or None;
+        each reason it is not is added to ``reasons``."""
+        for fact in facts:
+            ok, reason = supports(
+                claim,
+                fact,
+                siblings=self._siblings(claim, fact),
+                file_facts=self.facts.in_lines(fact.file, 1, _ALL_LINES),
+                weight=self.facts.weight,
+                alternatives=self.facts.alternatives,
+            )
+            if ok:
+                return NumberCheck(claim, self._citation(fact), None, fact)
+            reasons.append(reason)
+        return None
 
     def _named_here(self, claim: Claim) -> bool:
         """Whether a fact in the claim's language with another value is about a name of the
