@@ -335,9 +335,9 @@ class AnswerChecker:
 
     def _named_here(self, claim: Claim) -> bool:
         """Whether a fact in the claim's language with another value is about a name of the
-        claim's clause (a row key, a column, a "Label:" of the KB): "Kommunhuset ligger på
-        Storgatan 14" is not the English library's "Storgatan 14" when "Kommunhuset: Storgatan
-        2" is a Swedish line."""
+        claim's clause (a row key, a column, a "Label:" of the KB): "Med Bas kostar DC Snabb
+        5,49 kr/kWh" is not the English "without a subscription, SEK 5.49 per kWh" when the
+        Swedish table's Bas column states another price for DC Snabb."""
         for term in claim.qualifiers:
             if self.facts.weight(term) < NAME_WEIGHT:
                 continue
