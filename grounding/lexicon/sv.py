@@ -16,6 +16,9 @@ UNITS = {
     "vecka": "week", "veckas": "week", "veckor": "week", "veckors": "week", "månad": "month",
     "månads": "month", "månader": "month", "månaders": "month", "år": "year", "års": "year",
     "åra": "year",
+    # Definite plurals: "de första 3 veckorna", "de senaste 12 månaderna".
+    "sekunderna": "second", "minuterna": "minute", "timmarna": "hour", "dygnen": "day",
+    "dagarna": "day", "veckorna": "week", "månaderna": "month", "åren": "year",
     "kg": "kg", "kilo": "kg", "kilogram": "kg", "g": "g", "gram": "g", "ton": "t",
     "km": "km", "kilometer": "km", "mil": "mil", "m": "m", "meter": "m", "cm": "cm",
     "mm": "mm", "centimeter": "cm", "millimeter": "mm", "tum": "inch",

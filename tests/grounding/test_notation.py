@@ -116,6 +116,13 @@ def test_a_range_of_dotted_clocks_opened_by_a_word_is_a_time_range():
     assert read("mellan 1.50 och 2.50 kr", "sv")[-1][:2] == ("amount", "2.5")
 
 
+def test_imperial_units_and_swedish_definite_plurals_of_time_are_units():
+    """ "41.5 feet" is not "41.5 m"; "de första 3 veckorna" is not "3 månaderna"."""
+    assert read("41.5 feet long", "en") == [("quantity", "41.5", "ft", None)]
+    assert read("de första 3 veckorna", "sv") == [("duration", "3", "week", None)]
+    assert read("de första 3 månaderna", "sv") == [("duration", "3", "month", None)]
+
+
 def test_a_decimal_counted_by_something_is_not_a_time():
     """ "0.49 per minute" in a price table is a rate; "kl. 8.30" and "8.30–17.00" stay clocks."""
     assert read("| 0.49 per minute |", "en") == [("count", "0.49", None, "minute")]
