@@ -343,8 +343,12 @@ _MAX_LABEL_WORDS = 5
 
 
 def label_terms(fact: Fact) -> frozenset[str]:
-    """The name a fact's line gives its subject: a table row's key cells, or "Label:" before it."""
+    """The name a fact's line gives its subject: a table row's key cells, "Label:" before it,
+    or a list item's bold lead ("- **Premium** includes ...")."""
     return _label_terms(fact.text, fact.cell is not None and fact.cell[0] > 0, fact.language)
+
+
+_BOLD_LEAD = re.compile(r"\s*\*\*([^*]+)\*\*")
 
 
 @lru_cache(maxsize=8192)
@@ -353,7 +357,10 @@ def _label_terms(text: str, table_row: bool, language: str) -> frozenset[str]:
         cells = [cell.strip() for cell in text.strip().strip("|").split("|")]
         label = " ".join(cells[: _key_end(cells)])
     else:
-        label, colon, _ = _LIST_MARKER.sub("", text).partition(":")
+        item = _LIST_MARKER.sub("", text)
+        label, colon, _ = item.partition(":")
+        if not colon and (bold := _BOLD_LEAD.match(item)):
+            label, colon = bold[1], ":"  # "**Northern Lights Umeå**, Storgatan 48 – 6 screens"
         if not colon or any(ch.isdigit() for ch in label) or len(label.split()) > _MAX_LABEL_WORDS:
             return frozenset()
     return frozenset(t for t in terms(label, language) if not is_marker(t))

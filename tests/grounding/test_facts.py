@@ -1,6 +1,6 @@
 """Facts from markdown: tables as rows and cells, lists with their lead-in, prose by clause."""
 
-from grounding.facts import Fact, Kind, extract_facts
+from grounding.facts import Fact, Kind, extract_facts, label_terms
 
 TABLE = """# Avgifter
 
@@ -161,3 +161,10 @@ def test_months_are_markers_of_their_clause_and_a_dates_month_is_its_value():
     assert {"month:11", "month:12", "month:1", "month:3"} <= by_value(facts, "78.4").subject
     dated = extract_facts("Premien höjs med 2,5 % den 1 april 2026.\n", file="a.md")
     assert "month:4" not in by_value(dated, "2.5").subject
+
+
+def test_a_bold_lead_of_a_list_item_is_its_label():
+    (fact,) = extract_facts("- **Premium** includes 2 guest passes a month\n", file="a.md")
+    assert label_terms(fact) == {"premium"}
+    (plain,) = extract_facts("- Premium includes 2 guest passes a month\n", file="a.md")
+    assert label_terms(plain) == frozenset()
