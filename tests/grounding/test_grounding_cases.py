@@ -27,12 +27,13 @@ OWN_KBS = Path(__file__).parent / "kbs"
 
 # Each KB of our own whose misses were read, and what it reached when the last mechanism landed
 # (correct answers passed, wrong ones withheld; tests/grounding/kbs/README.md). A change may
-# raise these, never lower them. The held-out KBs (tandvard, hotell, simhall, optiker, kurir)
-# are not here: a failure would send someone to read their misses.
+# raise these, never lower them. The nine held-out KBs (tandvard, hotell, simhall, optiker,
+# kurir, golfklubb, frisor, coworking, sprakskola) are not here: a failure would send someone
+# to read their misses.
 OWN_KB_FLOORS = {
     "farja": (48, 47),
     "hyrbil": (45, 45),
-    "gym": (46, 43),
+    "gym": (47, 43),
     "veterinar": (45, 44),
     "laddning": (46, 45),
     "flytt": (45, 46),
@@ -44,6 +45,10 @@ OWN_KB_FLOORS = {
     "teater": (47, 42),
     "catering": (47, 43),
     "skidort": (45, 44),
+    "padel": (43, 42),
+    "museum": (39, 42),
+    "bilpool": (43, 42),
+    "bio": (40, 43),
 }
 
 
