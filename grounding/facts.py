@@ -359,9 +359,12 @@ def _label_terms(text: str, table_row: bool, language: str) -> frozenset[str]:
     else:
         item = _LIST_MARKER.sub("", text)
         label, colon, _ = item.partition(":")
-        if not colon and (bold := _BOLD_LEAD.match(item)):
-            label, colon = bold[1], ":"  # "**Northern Lights Umeå**, Storgatan 48 – 6 screens"
-        if not colon or any(ch.isdigit() for ch in label) or len(label.split()) > _MAX_LABEL_WORDS:
+        if not colon:  # "- **Northern Lights Umeå**, Storgatan 48 – 6 screens"
+            bold = _BOLD_LEAD.match(item)
+            if bold is None:
+                return frozenset()
+            label = bold[1]
+        if any(ch.isdigit() for ch in label) or len(label.split()) > _MAX_LABEL_WORDS:
             return frozenset()
     return frozenset(t for t in terms(label, language) if not is_marker(t))
 

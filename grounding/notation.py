@@ -357,15 +357,18 @@ def _decimal_context(masked: str, start: int, end: int) -> bool:
     return before is not None and before.group(1).lower() in _CURRENCIES
 
 
+def _decimal_or_rate(masked: str, start: int, end: int) -> bool:
+    """``_decimal_context``, or what it is counted by follows it ("0.49 per minute", "12.50/kg"):
+    a clock written with a dot is neither."""
+    return _decimal_context(masked, start, end) or _RATE_AFTER.match(masked, end) is not None
+
+
 def _time_ranges(text: str, masked: str, language: str) -> list[Reading]:
     found = []
     for m in _BETWEEN_RANGE.finditer(masked):
         clocked = m["clock"] or m["sep1"] == ":" or m["sep2"] == ":" or m["ampm1"] or m["ampm2"]
         if not clocked and not (  # "mellan 16.00 och 21.00" too, not "mellan 1.50 och 2.50 kr"
-            m["sep1"]
-            and m["sep2"]
-            and not _decimal_context(masked, m.start("h1"), m.end())
-            and not _RATE_AFTER.match(masked, m.end())
+            m["sep1"] and m["sep2"] and not _decimal_or_rate(masked, m.start("h1"), m.end())
         ):
             continue
         first = _hour(m["h1"], m["m1"], m["ampm1"] or _shared_ampm(m["h1"], m["h2"], m["ampm2"]))
@@ -405,9 +408,7 @@ def _times(text: str, masked: str, language: str) -> list[Reading]:
         if m["ampm1"] or m["sep1"] == ":":
             pass
         elif m["sep1"] == ".":
-            if _decimal_context(masked, m.start(), m.end()) or int(m["h1"]) > 23:
-                continue
-            if _RATE_AFTER.match(masked, m.end()):  # "0.49 per minute", "12.50/kg"
+            if _decimal_or_rate(masked, m.start(), m.end()) or int(m["h1"]) > 23:
                 continue
         elif not _after_clock_word(masked, m.start()):
             continue

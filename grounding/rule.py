@@ -266,11 +266,12 @@ def across_languages(
     claim: Claim, candidates: Sequence[Fact], question_terms: frozenset[str] = frozenset()
 ) -> list[Fact]:
     """Row 5, when no candidate in the claim's language supports it: the candidates in the
-    other language whose context best matches, if they share a term with it at all.
+    other language whose context best matches, if they share two terms with it or another
+    number of its sentence.
 
     "Grupper på 20–39 personer får 15 procents rabatt" is the English "20–39 people: 15% off"
-    when the Swedish page's 15 % is the seniors' discount. Words two languages share by
-    chance are weak evidence: the line shares two terms, or another number of the sentence.
+    when the Swedish page's 15 % is the seniors' discount. One word two languages share by
+    chance ("app", "EU") is no evidence.
     """
     scored = [
         (topic_score(claim, fact, question_terms), fact)
@@ -285,8 +286,7 @@ def across_languages(
     ]
 
 
-# Words two languages share by chance ("app", "EU") are weak: two of them, or a number.
-_ACROSS_TERMS = 2
+_ACROSS_TERMS = 2  # terms a line in the other language shares with the claim, or a number
 
 
 def _shares_a_number(claim: Claim, fact: Fact) -> bool:
