@@ -253,6 +253,10 @@ _BOUND_BEFORE = re.compile(
     rf"(?:(?:{_alternatives(merged('clock_markers'))})\.?{_SPACE})?$",
     re.IGNORECASE,
 )
+_NEGATED = re.compile(
+    rf"(?<![\w.])(?:{_alternatives(merged('negations'))}){_SPACE}$",
+    re.IGNORECASE,
+)
 _DEADLINE_BEFORE = re.compile(
     rf"(?<![\w.])(?:(?P<latest>{_alternatives(merged('deadline_latest'))})|"
     rf"(?P<earliest>{_alternatives(merged('deadline_earliest'))})){_SPACE}$",
@@ -280,6 +284,7 @@ def conditions_of(text: str, reading: Reading) -> frozenset[str]:
         |---|---|
         | a lower bound right before it ("över 24 år", "minst", "från", "at least", "after") | ``bound:min`` |
         | an upper bound right before it ("under 24 år", "högst", "upp till", "up to", "before") | ``bound:max`` |
+        | either right after a negation ("inte över 25 m", "not longer than", "no longer than") | the other one |
         | "senast"/"no later than" right before it | ``deadline:latest`` |
         | "tidigast"/"no earlier than" right before it | ``deadline:earliest`` |
         | "inkl."/"including" within a few words after it | ``incl:yes`` |
@@ -294,9 +299,12 @@ def conditions_of(text: str, reading: Reading) -> frozenset[str]:
     found = set()
     is_range = reading.kind is not Kind.DATE and "-" in reading.value.lstrip("-")
     if reading.kind not in _UNBOUNDED and not is_range:
-        bound = _BOUND_BEFORE.search(text[max(0, reading.start - 24) : reading.start])
+        window = text[max(0, reading.start - 24) : reading.start]
+        bound = _BOUND_BEFORE.search(window)
         if bound:
-            found.add("bound:min" if bound["min"] else "bound:max")
+            # "inte över 25 m", "not longer than 25 m": the other way round.
+            lower = bool(bound["min"]) != bool(_NEGATED.search(window, 0, bound.start()))
+            found.add("bound:min" if lower else "bound:max")
         deadline = _DEADLINE_BEFORE.search(text[max(0, reading.start - 24) : reading.start])
         if deadline:
             found.add("deadline:latest" if deadline["latest"] else "deadline:earliest")

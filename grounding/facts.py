@@ -401,7 +401,8 @@ def _inherited(text: str, language: str) -> _Inherited:
     for reading in read_numbers(text, language):  # "Fixed 1 year (öre/kWh)": the unit is "öre"
         text = text[: reading.start] + " " * (reading.end - reading.start) + text[reading.end :]
     currency = unit = None
-    # A one-letter word is a unit only alone in brackets: "Längd (m)", not "Plan B".
+    # A one-letter word is a unit only alone in brackets: "Längd (m)", not "Plan B"; a time
+    # unit too ("Tid (min)" is a duration), not a period's ("Pris per timme").
     alone = {m[1] for m in _BRACKETED.finditer(text.lower())}
     for word in _words(text.lower()):
         if word in _CURRENCIES and currency is None:
@@ -410,7 +411,7 @@ def _inherited(text: str, language: str) -> _Inherited:
             word in _UNITS
             and unit is None
             and (len(word) >= 2 or word in alone)
-            and _UNITS[word] not in TIME_UNITS
+            and (_UNITS[word] not in TIME_UNITS or word in alone)
         ):
             unit = _UNITS[word]
     period = find_period(text)
@@ -439,5 +440,5 @@ def _inherit(
         if currency:
             changes.update(kind=Kind.AMOUNT, unit=currency)
         elif unit:
-            changes.update(kind=Kind.QUANTITY, unit=unit)
+            changes.update(kind=Kind.DURATION if unit in TIME_UNITS else Kind.QUANTITY, unit=unit)
     return reading._replace(**changes) if changes else reading

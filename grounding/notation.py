@@ -676,18 +676,35 @@ def find_period(window: str) -> str | None:
 
 def period_of_compound(word: str) -> str | None:
     """The period a compound's head names when its tail is a rate: "årsavgift" -> year,
-    "timpris" -> hour; not "dagpass" or "årskort" (a thing that lasts a day, a year)."""
+    "timpris" -> hour; not "dagpass" or "årskort" (a thing that lasts a day, a year).
+
+    The compound is split as the dictionary splits it, or else before a rate word that ends
+    it (with an ending of its own: "månadspriset"): the dictionary knows a word "spris", so
+    it splits "månadspris" as "månad" and "spris", not "månad-s-pris".
+    """
+    word = word.lower()
     for language in LEXICONS:
-        parts = split_compound(word.lower(), language)
-        if not parts or parts[-1] not in _RATE_WORDS:
-            continue
-        head = parts[0]
-        for candidate in (head, head.rstrip("s")):
-            period = _PERIODS.get(candidate) or (
-                _UNITS.get(candidate) if _UNITS.get(candidate) in TIME_UNITS else None
-            )
-            if period:
-                return period
+        parts = split_compound(word, language)
+        if parts and parts[-1] in _RATE_WORDS and (period := _period_named(parts[0])):
+            return period
+    for rate in _RATE_WORDS:
+        cut = word.rfind(rate)
+        ending = word[cut + len(rate) :]
+        if cut > 0 and len(ending) <= _MAX_ENDING and (period := _period_named(word[:cut])):
+            return period
+    return None
+
+
+_MAX_ENDING = 4  # "avgift-erna", "pris-et"
+
+
+def _period_named(head: str) -> str | None:
+    """The period a compound's head names ("års" -> year, "tim" -> hour), or None."""
+    for candidate in (head, head.rstrip("s")):
+        unit = _UNITS.get(candidate)
+        period = _PERIODS.get(candidate) or (unit if unit in TIME_UNITS else None)
+        if period:
+            return period
     return None
 
 

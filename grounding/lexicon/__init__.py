@@ -44,6 +44,7 @@ class Lexicon:
     definite_endings: tuple[str, ...]  # "-en", "-n": a definite form's ending ("Routern")
     lower_bounds: tuple[str, ...]  # "över", "at least": before a number, a lower bound
     upper_bounds: tuple[str, ...]  # "under", "up to": before a number, an upper bound
+    negations: tuple[str, ...]  # "inte", "not": before a bound, turn it round
     deadline_latest: tuple[str, ...]  # "senast", "no later than": before a number
     deadline_earliest: tuple[str, ...]  # "tidigast", "no earlier than": before a number
     included: tuple[str, ...]  # "inkl", "including": after a number, what it includes
@@ -89,6 +90,7 @@ def _lexicon(module: ModuleType) -> Lexicon:
         definite_endings=tuple(module.DEFINITE_ENDINGS),
         lower_bounds=tuple(module.LOWER_BOUNDS),
         upper_bounds=tuple(module.UPPER_BOUNDS),
+        negations=tuple(module.NEGATIONS),
         deadline_latest=tuple(module.DEADLINE_LATEST),
         deadline_earliest=tuple(module.DEADLINE_EARLIEST),
         included=tuple(module.INCLUDED),

@@ -20,7 +20,8 @@ UNITS = {
     "m": "m", "metre": "m", "metres": "m", "meter": "m", "meters": "m", "cm": "cm",
     "mm": "mm", "inch": "inch", "inches": "inch", "foot": "ft", "feet": "ft", "ft": "ft",
     "yard": "yd", "yards": "yd", "pound": "lb", "pounds": "lb", "lb": "lb", "lbs": "lb",
-    "ounce": "oz", "ounces": "oz", "oz": "oz", "gallon": "gal", "gallons": "gal",
+    "ounce": "oz", "ounces": "oz", "oz": "oz", "tonne": "t", "tonnes": "t", "ton": "t",
+    "tons": "t", "gallon": "gal", "gallons": "gal",
     "l": "l", "litre": "l",
     "litres": "l", "liter": "l", "liters": "l", "ml": "ml", "kwh": "kWh", "wh": "Wh",
     "mwh": "MWh", "gwh": "GWh", "twh": "TWh", "kw": "kW", "mw": "MW",
@@ -68,6 +69,9 @@ LOWER_BOUNDS = ("over", "at least", "more than", "from", "after", "minimum", "mi
 UPPER_BOUNDS = ("under", "up to", "less than", "before", "until", "maximum", "max", "at most",
                 "no more than", "below", "within", "fewer than",
                 "younger than", "shorter than", "lower than")  # fmt: skip
+# A negation right before a bound turns it round: "inte över 25 m", "inte längre än 25 m",
+# "not more than", "no longer than" are upper bounds.
+NEGATIONS = ("not", "no", "never")
 # A deadline before a number: "senast 30 dagar före" is not "tidigast 30 dagar före".
 DEADLINE_LATEST = ("no later than", "at the latest", "by the latest")
 DEADLINE_EARLIEST = ("no earlier than", "at the earliest", "earliest")

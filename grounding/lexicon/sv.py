@@ -73,6 +73,9 @@ LOWER_BOUNDS = ("över", "minst", "från", "efter", "mer än", "fler än", "läg
 UPPER_BOUNDS = ("under", "högst", "upp till", "till", "före", "mindre än", "färre än", "max",
                 "maximalt", "inom", "t.o.m.", "innan", "som mest",
                 "yngre än", "kortare än", "lägre än")  # fmt: skip
+# A negation right before a bound turns it round: "inte över 25 m", "inte längre än 25 m",
+# "not more than", "no longer than" are upper bounds.
+NEGATIONS = ("inte", "ej", "icke", "aldrig")
 # A deadline before a number: "senast 30 dagar före" is not "tidigast 30 dagar före".
 DEADLINE_LATEST = ("senast", "inte senare än")
 DEADLINE_EARLIEST = ("tidigast", "inte tidigare än")

@@ -273,6 +273,11 @@ def test_a_yearless_date_opening_a_range_takes_the_closing_dates_year(text, lang
         ("årsavgiften", "year"),
         ("timpriset", "hour"),
         ("dygnshyra", "day"),
+        # The dictionary knows a word "spris" and splits "månad|spris": the rate word decides.
+        ("månadspris", "month"),
+        ("månadspriset", "month"),
+        ("dagsavgiften", "day"),
+        ("kampanjpris", None),
         # A thing that lasts a period is no rate: its price is not per day or per year.
         ("dagpass", None),
         ("årskort", None),

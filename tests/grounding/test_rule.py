@@ -914,6 +914,45 @@ BEHAVIOURS["the other language's line, when none in the claim's supports it"] = 
         ("Studerande får 15 procents rabatt på vardagskvällar.", False),  # a Swedish label's 25
     ],
 )
+BEHAVIOURS["a time unit alone in a header's brackets makes its column durations"] = (
+    {
+        "kb/tjanster.md": (
+            "# Hälsotjänster\n\n| Tjänst | Pris (kr) | Tid (min) |\n|---|---|---|\n"
+            "| Hälsokontroll | 595 | 30 |\n| Resevaccinationsrådgivning | 350 | 45 |\n"
+        )
+    },
+    [
+        ("En hälsokontroll tar 30 minuter.", True),
+        ("Rådgivningen inför resan tar fyrtiofem minuter.", True),
+        ("En hälsokontroll tar 30 timmar.", False),
+        ("En hälsokontroll tar 45 minuter.", False),
+    ],
+)
+BEHAVIOURS["a comparative after a negation is the opposite bound"] = (
+    {
+        "kb/el.md": "# Electricity\n\nUse an approved cable in one piece, at most 25 m long.\n",
+        "kb/svenska/el.md": "# El\n\nKabeln får vara högst 25 meter lång.\n",
+    },
+    [
+        ("Your cable must be in one piece and no longer than 25 metres.", True),
+        ("Your cable must be in one piece and not longer than 25 metres.", True),
+        ("Your cable must be in one piece and at least 25 metres long.", False),
+        ("Kabeln är inte längre än 25 meter.", True),
+        ("Kabeln är inte kortare än 25 meter.", False),
+    ],
+)
+BEHAVIOURS["tonnes are a unit, in English as in Swedish"] = (
+    {
+        "kb/crane.md": (
+            "# Crane lifts\n\n| Boat weight | Lift | Lift and wash |\n|---|---|---|\n"
+            "| up to 3 tonnes | 1 150 kr | 1 650 kr |\n| 3–6 tonnes | 1 650 kr | 2 250 kr |\n"
+        ),
+    },
+    [
+        ("För båtar upp till 3 ton kostar ett lyft 1 150 kr.", True),
+        ("För båtar upp till 3 kg kostar ett lyft 1 150 kr.", False),
+    ],
+)
 BEHAVIOUR_CHECKS = {name: checker(kb) for name, (kb, _) in BEHAVIOURS.items()}
 
 

@@ -458,6 +458,31 @@ def test_a_deadline_belongs_to_its_value(answer, grounded):
     assert verify_answer(answer, [snippet]).grounded is grounded
 
 
+@pytest.mark.parametrize(
+    ("answer", "grounded"),
+    [
+        ("Bas kostar 4 290 kr i månaden exklusive moms.", True),
+        ("Bas kostar 5 362,50 kr per månad inklusive moms.", True),
+        ("Bas kostar 4 290 kr per år exklusive moms.", False),
+    ],
+)
+def test_a_column_headed_by_a_monthly_price_states_a_price_per_month(answer, grounded):
+    """ "Månadspris" is a price per month, though the dictionary's split is "månad|spris"."""
+    snippet = Snippet(
+        file="kb/kontor.md",
+        text=(
+            "| Paket | Besök per vecka | Månadspris exkl. moms | Månadspris inkl. moms |\n"
+            "|---|---|---|---|\n"
+            "| Bas | 1 | 4 290 kr | 5 362,50 kr |\n"
+            "| Standard | 2 | 8 390 kr | 10 487,50 kr |"
+        ),
+        start_line=1,
+        heading="Kontorsstädning",
+        score=1.0,
+    )
+    assert verify_answer(answer, [snippet]).grounded is grounded
+
+
 def test_the_unit_of_another_number_is_no_period_of_an_amount():
     """ "mer än 4 timmar ... 3 000 kr" is not an hourly price."""
     snippet = Snippet(
