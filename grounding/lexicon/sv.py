@@ -44,7 +44,7 @@ PERIOD_ADVERBS = {"årligen": "year", "årlig": "year", "årliga": "year", "årl
                   "månatligen": "month", "dagligen": "day",
                   "veckovis": "week", "månadsvis": "month", "timvis": "hour"}  # fmt: skip
 
-PER_MARKERS = ("per", "i", "om", "à", "/", "varje")
+PER_MARKERS = ("per", "i", "om", "à", "/", "varje", "åt")  # "åt gången"
 PERCENT_WORDS = ("procent", "procents", "%")
 CLOCK_MARKERS = ("kl", "klockan", "kl.")
 RANGE_WORDS = ("till", "–", "-")

@@ -52,7 +52,7 @@ OWN_KB_FLOORS = {
     "stadfirma": (44, 40),
     "marina": (43, 41),
     "apotek": (39, 44),
-    "bokhandel": (44, 44),
+    "bokhandel": (45, 44),
 }
 
 

@@ -953,6 +953,19 @@ BEHAVIOURS["tonnes are a unit, in English as in Swedish"] = (
         ("För båtar upp till 3 kg kostar ett lyft 1 150 kr.", False),
     ],
 )
+BEHAVIOURS["\"åt gången\" is per occasion"] = (
+    {
+        "kb/skolor.md": (
+            "# Skolklasser\n\nVi tar emot skolklasser för bokprat tisdagar kl. 9–11, "
+            "högst 28 elever åt gången.\n"
+        )
+    },
+    [
+        ("Skolklasser får komma med högst 28 elever per tillfälle.", True),
+        ("School classes may bring at most 28 pupils at a time.", True),
+        ("Skolklasser får komma med högst 28 elever per dag.", False),
+    ],
+)
 BEHAVIOUR_CHECKS = {name: checker(kb) for name, (kb, _) in BEHAVIOURS.items()}
 
 
