@@ -953,7 +953,7 @@ BEHAVIOURS["tonnes are a unit, in English as in Swedish"] = (
         ("För båtar upp till 3 kg kostar ett lyft 1 150 kr.", False),
     ],
 )
-BEHAVIOURS["\"åt gången\" is per occasion"] = (
+BEHAVIOURS['"åt gången" is per occasion'] = (
     {
         "kb/skolor.md": (
             "# Skolklasser\n\nVi tar emot skolklasser för bokprat tisdagar kl. 9–11, "
