@@ -305,7 +305,7 @@ def conditions_of(text: str, reading: Reading) -> frozenset[str]:
             # "inte över 25 m", "not longer than 25 m": the other way round.
             lower = bool(bound["min"]) != bool(_NEGATED.search(window, 0, bound.start()))
             found.add("bound:min" if lower else "bound:max")
-        deadline = _DEADLINE_BEFORE.search(text[max(0, reading.start - 24) : reading.start])
+        deadline = _DEADLINE_BEFORE.search(window)
         if deadline:
             found.add("deadline:latest" if deadline["latest"] else "deadline:earliest")
     inclusion = _INCLUSION_AFTER.search(text[reading.end : reading.end + 40])

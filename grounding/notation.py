@@ -674,6 +674,9 @@ def find_period(window: str) -> str | None:
     return None
 
 
+_MAX_ENDING = 4  # after a compound's rate word: "avgift-erna", "pris-et"
+
+
 def period_of_compound(word: str) -> str | None:
     """The period a compound's head names when its tail is a rate: "årsavgift" -> year,
     "timpris" -> hour; not "dagpass" or "årskort" (a thing that lasts a day, a year).
@@ -693,9 +696,6 @@ def period_of_compound(word: str) -> str | None:
         if cut > 0 and len(ending) <= _MAX_ENDING and (period := _period_named(word[:cut])):
             return period
     return None
-
-
-_MAX_ENDING = 4  # "avgift-erna", "pris-et"
 
 
 def _period_named(head: str) -> str | None:
