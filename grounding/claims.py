@@ -35,6 +35,7 @@ class Claim:
     lead: frozenset[str]  # the sentence's opening words, for a clause after the first
     language: str
     conditions: frozenset[str] = frozenset()  # "bound:min" for "över 24 år" (clauses.conditions_of)
+    near: frozenset[str] = frozenset()  # the words since the clause's previous number (clauses)
 
     @property
     def key(self) -> str:
@@ -73,6 +74,7 @@ def extract_claims(text: str, *, language: str | None = None) -> list[Claim]:
                 lead=lead,
                 language=language,
                 conditions=clause.conditions,
+                near=clause.near,
             )
         )
     return claims

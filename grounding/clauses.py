@@ -10,6 +10,7 @@ sides bind words to numbers the same way.
 | part | terms |
 |---|---|
 | the clause of a number | every term of it, plus ``n:<value>`` of the clause's other numbers; a line break ends a clause like ";" (each line of a paragraph is its own statement); the "and" of a range opened by "between"/"mellan" ("between January 7 and January 31") ends none |
+| a number's own words in a clause of several (``near``) | the words before the clause's first number are its; between two numbers, the words before a comma are the earlier number's and those after it the later one's, and with no comma neither's; the words after the last number are its ("7 980 kr före RUT, alltså 3 990 kr efter avdraget") |
 | an enumeration ("58.5% hydropower, 34.0% wind power and 7.5% solar power": commas, then a conjunction) | each item is a clause; the words before its first item are the lead of every item |
 | items without a conjunction: a comma right before a number of the same kind as the one before it ("495 kr in Stockholm, 395 kr in Gothenburg") | each item is a clause, led by the line's opening words |
 | the lead (the paragraph's opening lines without a number, and the words before the first number of the number's own line) | its terms, without weekdays, letters and numbers (those qualify only their own clause); none for a later sentence of the line that restates a word of it before its number ("Uppsägningstiden för rörligt pris är 1 månad. Uppsägningstiden för fjärrvärme är 3 månader.") |
@@ -53,6 +54,10 @@ class Clause:
     lead: frozenset[str]
     period: str | None  # a period its words state outside "per ..." (a compound's head)
     conditions: frozenset[str] = frozenset()  # "bound:min", "incl:no": see ``conditions_of``
+    # The words between the clause's previous number (or its start) and this one: what the
+    # number's own label says when its clause states several ("kostar 320 kr per m², med ett
+    # minsta pris på 795 kr": "minsta pris" is the 795's).
+    near: frozenset[str] = frozenset()
 
 
 def is_marker(term: str) -> bool:
@@ -192,9 +197,39 @@ def clauses_of(text: str, readings: list[Reading], language: str) -> list[Clause
                 lead,
                 period,
                 conditions_of(text, reading),
+                terms(_near_words(text, readings, reading, start, end), language),
             )
         )
     return found
+
+
+def _near_words(text: str, readings: list[Reading], reading: Reading, start: int, end: int) -> str:
+    """The words of a clause that are its number's own, when the clause states several.
+
+    | where | whose |
+    |---|---|
+    | before the clause's first number | the first number's |
+    | between two numbers, before a comma | the earlier number's ("7 980 kr före RUT, alltså 3 990 kr efter avdraget") |
+    | between two numbers, after the comma | the later number's ("320 kr per m², med ett minsta pris på 795 kr") |
+    | between two numbers with no comma | neither's: it may be either's label ("SEK 29.90 per litre of missing fuel plus a refuelling fee of SEK 250") |
+    | after the clause's last number | the last number's |
+    """
+    inside = [r for r in readings if start <= r.start < end]
+    index = inside.index(reading)
+    parts = []
+    if index == 0:
+        parts.append(text[start : reading.start])
+    else:
+        gap = text[inside[index - 1].end : reading.start]
+        comma = gap.rfind(", ")
+        parts.append(gap[comma + 1 :] if comma != -1 else "")
+    if index == len(inside) - 1:
+        parts.append(text[reading.end : end])
+    else:
+        gap = text[reading.end : inside[index + 1].start]
+        comma = gap.find(", ")
+        parts.append(gap[:comma] if comma != -1 else "")
+    return " ".join(parts)
 
 
 def _shared_across_colon(

@@ -13,7 +13,7 @@ row holds:
 | 4b | condition | the claim states no bound or inclusion, or the fact states none, or the same: a lower bound ("över", "minst", "från", "efter", "at least", "more than", "after") or an upper bound ("under", "högst", "upp till", "till", "före", "senast", "up to", "less than", "before", "until") right before the number (right after a negation, the other one: "inte över", "no longer than" are upper bounds), a deadline ("senast", "no later than" against "tidigast", "no earlier than") right before it, "inkl."/"including" or "exkl."/"excluding"/"utan" just after it, what it counts by after "per" or "/" when both say it in one language (a fact counted per person whose subject names what the claim counts by: "Julbord, adults: SEK 695 per person" is "SEK 695 per adult"), or the fact states a period instead ("under 24 år" does not support "över 24 år", "senast 30 dagar före" not "tidigast 30 dagar före", "30 kr per klass" not "30 kr per elev", "40 kr per kilo" not "40 kr per påbörjad 10 kg", "SEK 50 per rental" not "SEK 50 per day") | ``different bound or condition`` |
 | 4c | counted thing | a count that says what it counts ("23 employees") is not backed by a count that says it counts something else, on a line where another number counts what the claim counts ("64 employees with a fleet of 23 trucks") | ``wrong subject`` |
 | 5 | topic | among the candidates passing rows 1-4, the fact's line, row, header, headings and lead-in share the most terms with the claim's sentence and the question (weekdays, months and letters not counted; another number of the same line counts), and at least one (none needed for identifiers, nor when the sentence and question name nothing but weekdays or letters). No kind names itself: a phone number or a date is bound to its line like any value; one whose line shares no term passes only when no other phone number (date) of the KB is about a term of the sentence or question ("Ring oss på ..." in a KB with one phone; not "Call the outage line on <customer service's number>"). Facts in the other language are candidates only when the claim's language has none, or none of it supports the claim nor states another value for a name of its clause; then one must share two terms with it, or another number of its sentence ("grupper på 20–39 personer får 15 procents rabatt" is the English "20–39 people: 15% off" when the Swedish page's 15 % is the seniors') | ``supporting line is about something else`` |
-| 6 | subject | no other fact with another value that the claim could be stated from (same kind, period and unit, or a measure in any unit; a plain count competes with amounts, quantities, durations and counts, a time with times and the ends of ranges; anywhere in the KB, in the fact's language, or in the other language when its subject says all the claim's clause says) matches the claim's own clause (then clause and lead: "Plan A har 99,5 % och svar inom 4 timmar") better than the fact's subject does while naming something the fact's subject lacks. Terms are weighed by what tells facts apart: a term that names a subject somewhere in the KB (a table's row key or column header, a list item's "Label:") counts twice, a verb or "pris" once, so "Hem Mellan kostar 139 kr" is the "Hem Mellan" column's cell, not the line where "Hem Ung kostar 69 kr". "rad A" cannot take row B's price, "fredagar" cannot take Monday's hours, "torsdagar" cannot take the end of Monday–Friday's range when Thursday has its own, one product cannot take another's weight. A later clause of a line has the line's opening words as its lead, except an earlier clause's compound of the same head as one it names itself ("Aluminiumramar har 10 års garanti och kolfiberramar 6 års garanti": the 6 is not the aluminium frames') | ``wrong subject`` |
+| 6 | subject | no other fact with another value that the claim could be stated from (same kind, period and unit, or a measure in any unit; a plain count competes with amounts, quantities, durations and counts, a time with times and the ends of ranges; anywhere in the KB, in the fact's language, or in the other language when its subject says all the claim's clause says) matches the claim's own clause (then clause and lead: "Plan A har 99,5 % och svar inom 4 timmar") better than the fact's subject does while naming something the fact's subject lacks. Terms are weighed by what tells facts apart: a term that names a subject somewhere in the KB (a table's row key or column header, a list item's "Label:") counts twice, a verb or "pris" once, so "Hem Mellan kostar 139 kr" is the "Hem Mellan" column's cell, not the line where "Hem Ung kostar 69 kr". "rad A" cannot take row B's price, "fredagar" cannot take Monday's hours, "torsdagar" cannot take the end of Monday–Friday's range when Thursday has its own, one product cannot take another's weight. A later clause of a line has the line's opening words as its lead, except an earlier clause's compound of the same head as one it names itself ("Aluminiumramar har 10 års garanti och kolfiberramar 6 års garanti": the 6 is not the aluminium frames'). A number of the fact's own line that the claim's clause states too competes only for the claim's own words of the clause, and only by matching them better (``clauses``: in "kostar 320 kr per m², med ett minsta pris på 795 kr" the "minsta pris" is the 795's column, and the 320 is the "Pris per m²" cell) | ``wrong subject`` |
 | 6b | exact name | when another fact with another value is labelled with words the claim all says ("Telefon:") and matches it as well, the fact's own label has no word the claim leaves out: "Telefon: 08-123 45 68" is not backed by "Fakturatelefon: 08-123 45 68", "Premium kostar 499 kr" not by "Premium Plus: 499 kr" when "Premium: 399 kr" exists; and a claim that names only what a more general fact's clause names (every word of it, none of the special case's own) is that fact's: "Felparkeringsavgiften är 1 200 kr" is not backed by "Den som parkerar på en plats för rörelsehindrade ... får en felparkeringsavgift på 1 200 kr" when "Felparkeringsavgiften är 700 kr" exists (in a table row, a column headed by a number is the special case of the row's other cells: "Pris per dygn katt: 175 kr" is not the "Från 7 dygn" cell's); and a table cell whose row and column the claim names in full is the claim's, over a line elsewhere that says more than the claim: "Hem Start självrisk: 1 500 kr" is not backed by "Allrisk till Hem Start ... självrisken är 1 500 kr" when the Självrisk row's Hem Start cell says 3 000 kr | ``wrong subject`` |
 | 6c | weekday | when the claim's own clause names weekdays and the fact's subject names weekdays, they share one: "The Thursday group webinar starts at 10:00" is not backed by "a group webinar on Tuesdays at 10:00 and Thursdays at 15:00" | ``wrong subject`` |
 | 7 | name | when the fact's line, row or headings name one of the labelled subjects of its file (a table row's key, a list item's "Label:"), the claim's own clause names no other of them: "Plan B har 1 TB" is not backed by "Plan A ingår 1 TB" in a file with a "Plan B:" line | ``wrong subject`` |
@@ -29,6 +29,7 @@ passes when any candidate supports it.
 """
 
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import replace
 from functools import lru_cache
 
 from grounding.claims import Claim
@@ -115,15 +116,41 @@ def conflicting_terms(
     term counted by its ``weight`` (how few of the KB's facts carry it), and
     names something the fact's subject lacks.
     """
+    siblings = list(siblings)
+    fact_subject = _without_borrowed_lead(claim, fact, siblings)
+    others, beside = [], []
+    for sibling in siblings:
+        if sibling.value != fact.value and could_be_stated_from(claim, sibling):
+            line = (sibling.file, sibling.line) == (fact.file, fact.line)
+            (beside if line and states(claim, sibling) else others).append(sibling)
+    named = _pointed_to(claim, fact, fact_subject, others, weight)
+    if beside:
+        # A number of the fact's own line that the claim's clause states too competes only
+        # for the words next to the claim's number (``Claim.near``), and only by matching
+        # them better: in "kostar 320 kr per m², med ett minsta pris på 795 kr" the "minsta
+        # pris" is the 795's column, not the 320's.
+        near = replace(claim, qualifiers=claim.near, lead=frozenset())
+        named |= _pointed_to(near, fact, fact_subject, beside, weight, only_closer=True)
+    return named
+
+
+def _pointed_to(
+    claim: Claim,
+    fact: Fact,
+    fact_subject: frozenset[str],
+    siblings: Sequence[Fact],
+    weight: Callable[[str], float],
+    *,
+    only_closer: bool = False,
+) -> frozenset[str]:
+    """``conflicting_terms`` over these siblings; ``only_closer``: only a sibling that matches
+    the claim better than the fact's subject does."""
     own, both = claim.qualifiers, claim.qualifiers | claim.lead
 
     def match(subject: frozenset[str]) -> tuple[float, float]:
         mine = sum(weight(term) for term in own & subject)
         return round(mine, 6), round(mine + sum(weight(t) for t in (both - own) & subject), 6)
 
-    siblings = list(siblings)
-    fact_subject = _without_borrowed_lead(claim, fact, siblings)
-    siblings = [s for s in siblings if s.value != fact.value and could_be_stated_from(claim, s)]
     fact_match = match(fact_subject)
     unsaid = label_terms(fact) - both  # the fact's own name, where the claim leaves part out
     missing = both - fact_subject  # what a sibling may name that the fact's subject does not
@@ -134,6 +161,8 @@ def conflicting_terms(
     for sibling in siblings:
         if not sibling.subject.isdisjoint(missing) and match(sibling.subject) > fact_match:
             named |= (both & sibling.subject) - fact_subject
+            continue
+        if only_closer:
             continue
         # The most specific name wins: "Telefon" is the line labelled "Telefon", not the one
         # labelled "Fakturatelefon"; "Premium" is not "Premium Plus".
@@ -463,7 +492,7 @@ def names_cell(label: Fact, cell: Fact) -> bool:
     return label.line == cell.line and label.cell[1] == 0 < cell.cell[1]
 
 
-def states(claim: Claim, other: Claim) -> bool:
+def states(claim: Claim, other: Claim | Fact) -> bool:
     """Whether ``claim``'s own clause states ``other``'s number (its ``n:`` term)."""
     return any(
         term.startswith("n:") and term[2:].lstrip("<>") == other.value for term in claim.qualifiers

@@ -1,5 +1,8 @@
 """Facts from markdown: tables as rows and cells, lists with their lead-in, prose by clause."""
 
+import pytest
+
+from grounding.claims import extract_claims
 from grounding.facts import Fact, Kind, extract_facts, label_terms
 
 TABLE = """# Avgifter
@@ -151,6 +154,32 @@ def test_a_conjunction_after_a_comma_ends_the_clause_not_a_later_one_joining_two
     ten, three = by_value(facts, "10"), by_value(facts, "3")
     assert "elpatron" not in ten.qualifiers and "behållare" in ten.qualifiers
     assert {"elpatron", "termostat"} <= three.qualifiers
+
+
+@pytest.mark.parametrize(
+    ("sentence", "near"),
+    [
+        (
+            "Mattan kostar 320 kr per kvadratmeter, med ett minsta pris på 795 kr.",
+            {"320": {"matta", "kosta"}, "795": {"liten", "pris"}},
+        ),
+        (
+            "Flyttstädningen kostar 7 980 kr före RUT, alltså 3 990 kr efter avdraget.",
+            {"7980": {"flyttstädning", "rut"}, "3990": {"avdrag"}},
+        ),
+        (
+            # No comma between them: the words between are either number's label.
+            "We charge SEK 29.90 per litre of missing fuel plus a refuelling fee of SEK 250.",
+            {"29.9": {"charge"}, "250": set()},
+        ),
+    ],
+)
+def test_a_numbers_own_words_in_a_clause_of_several_end_at_a_comma(sentence, near):
+    claims = {claim.value: claim for claim in extract_claims(sentence)}
+    for value, words in near.items():
+        assert words <= claims[value].near, claims[value].near
+        others = set().union(*near.values()) - words
+        assert not others & claims[value].near
 
 
 def test_months_are_markers_of_their_clause_and_a_dates_month_is_its_value():

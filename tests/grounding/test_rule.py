@@ -966,6 +966,26 @@ BEHAVIOURS['"åt gången" is per occasion'] = (
         ("Skolklasser får komma med högst 28 elever per dag.", False),
     ],
 )
+BEHAVIOURS["a number of the same line stated beside the claim competes for its own words"] = (
+    {
+        "kb/mattor.md": (
+            "# Mattvätt\n\n| Mattyp | Pris per m² | Minsta pris | Leveranstid |\n"
+            "|---|---|---|---|\n| Trasmatta | 145 kr | 295 kr | 7 dagar |\n"
+            "| Handknuten matta | 320 kr | 795 kr | 3 veckor |\n"
+        ),
+    },
+    [
+        (
+            "En handknuten matta kostar 320 kr per kvadratmeter, med ett minsta pris på 795 kr.",
+            True,
+        ),
+        (
+            "En handknuten matta kostar 795 kr per kvadratmeter, med ett minsta pris på 320 kr.",
+            False,
+        ),
+        ("En handknuten matta har ett minsta pris på 320 kr.", False),
+    ],
+)
 BEHAVIOUR_CHECKS = {name: checker(kb) for name, (kb, _) in BEHAVIOURS.items()}
 
 
