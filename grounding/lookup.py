@@ -7,11 +7,20 @@ Pure: no ORM, no I/O. The index (built from the database) provides a
 
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 from grounding.clauses import is_marker
 from grounding.facts import Fact, extract_facts, label_terms, table_header_line
 from grounding.snippets import Snippet
+
+
+class Group(NamedTuple):
+    """Parallel names of one table (its column headers, or its row keys) and its body cells."""
+
+    names: tuple[frozenset[str], ...]
+    cells: tuple[Fact, ...]
+    table: tuple[str, int | None]  # (file, header line)
+    columns: bool  # the names are the column headers (else the row keys)
 
 
 class FactLookup(Protocol):
@@ -38,7 +47,7 @@ class FactLookup(Protocol):
         """How many facts the KB has (what a check's cost grows with)."""
         ...
 
-    def alternatives(self, term: str) -> Sequence[tuple[frozenset[str], ...]]:
+    def alternatives(self, term: str) -> Sequence[Group]:
         """The groups of parallel names ``term`` belongs to (see ``FactTable.alternatives``)."""
         ...
 
@@ -58,9 +67,9 @@ class FactTable:
             for term in fact.qualifiers:
                 by_qualifier[term, fact.kind].append(fact)
         self._names = frozenset().union(*(_names(fact) for fact in self.facts))
-        by_group: dict[str, list[tuple[frozenset[str], ...]]] = defaultdict(list)
+        by_group: dict[str, list[Group]] = defaultdict(list)
         for group in _table_alternatives(self.facts):
-            for term in frozenset().union(*group):
+            for term in frozenset().union(*group.names):
                 by_group[term].append(group)
         self._alternatives = dict(by_group)
         self._by_key = dict(by_key)
@@ -111,7 +120,7 @@ class FactTable:
         """
         return NAME_WEIGHT if term in self._names else 1.0
 
-    def alternatives(self, term: str) -> Sequence[tuple[frozenset[str], ...]]:
+    def alternatives(self, term: str) -> Sequence[Group]:
         """The groups of parallel names with ``term`` in one of them.
 
         A table's column headers are one group ("Hem Start", "Hem Mellan", "Hem Total": a fact
@@ -125,14 +134,14 @@ NAME_WEIGHT = 2.0
 _MIN_ALTERNATIVES = 2
 
 
-def _table_alternatives(facts: Iterable[Fact]) -> list[tuple[frozenset[str], ...]]:
+def _table_alternatives(facts: Iterable[Fact]) -> list[Group]:
     """Per table, its column names and its row names (see ``FactTable.alternatives``)."""
     tables: dict[tuple[str, int], list[Fact]] = defaultdict(list)
     for fact in facts:
         if fact.cell is not None and fact.cell[0] > 0:
             tables[fact.file, table_header_line(fact)].append(fact)
     groups = []
-    for cells in tables.values():
+    for table, cells in tables.items():
         common = frozenset.intersection(*(fact.qualifiers for fact in cells))
         columns: dict[int, list[Fact]] = defaultdict(list)
         rows: dict[int, list[Fact]] = defaultdict(list)
@@ -145,10 +154,10 @@ def _table_alternatives(facts: Iterable[Fact]) -> list[tuple[frozenset[str], ...
             if index > 0 and len(column) >= _MIN_ALTERNATIVES  # the first column names the rows
         ]
         row_names = [label_terms(row[0]) for row in rows.values()]
-        for names in (column_names, row_names):
+        for names, are_columns in ((column_names, True), (row_names, False)):
             group = _distinct(names)
             if len(group) >= _MIN_ALTERNATIVES:
-                groups.append(group)
+                groups.append(Group(group, tuple(cells), table, are_columns))
     return groups
 
 

@@ -17,7 +17,7 @@ row holds:
 | 6b | exact name | when another fact with another value is labelled with words the claim all says ("Telefon:") and matches it as well, the fact's own label has no word the claim leaves out: "Telefon: 08-123 45 68" is not backed by "Fakturatelefon: 08-123 45 68", "Premium kostar 499 kr" not by "Premium Plus: 499 kr" when "Premium: 399 kr" exists; and a claim that names only what a more general fact's clause names (every word of it, none of the special case's own) is that fact's: "Felparkeringsavgiften är 1 200 kr" is not backed by "Den som parkerar på en plats för rörelsehindrade ... får en felparkeringsavgift på 1 200 kr" when "Felparkeringsavgiften är 700 kr" exists (in a table row, a column headed by a number is the special case of the row's other cells: "Pris per dygn katt: 175 kr" is not the "Från 7 dygn" cell's); and a table cell whose row and column the claim names in full is the claim's, over a line elsewhere that says more than the claim: "Hem Start självrisk: 1 500 kr" is not backed by "Allrisk till Hem Start ... självrisken är 1 500 kr" when the Självrisk row's Hem Start cell says 3 000 kr | ``wrong subject`` |
 | 6c | weekday | when the claim's own clause names weekdays and the fact's subject names weekdays, they share one: "The Thursday group webinar starts at 10:00" is not backed by "a group webinar on Tuesdays at 10:00 and Thursdays at 15:00" | ``wrong subject`` |
 | 7 | name | when the fact's line, row or headings name one of the labelled subjects of its file (a table row's key, a list item's "Label:"), the claim's own clause names no other of them: "Plan B har 1 TB" is not backed by "Plan A ingår 1 TB" in a file with a "Plan B:" line | ``wrong subject`` |
-| 7b | alternative | when the claim's own clause names one of a group of parallel names of the KB (a table's column headers, its row keys; "Hem Start", "Hem Mellan", "Hem Total"; named by a term that is not only a compound's tail: "en tekniker" names no "Värmetekniker"), the fact's subject has that name or no other of the group: "Home Total ... SEK 1,500" is not backed by "The standard excess on Home Mellan is SEK 1,500"; a row's key cell names its whole row, so no column's name is another than its own ("sista avgången på linje 35" takes the 35 of the row keyed 35 whose "Sista avgång" is 19.20) | ``wrong subject`` |
+| 7b | alternative | when the claim's own clause names one of a group of parallel names of the KB (a table's column headers, its row keys; "Hem Start", "Hem Mellan", "Hem Total"; named by a term that is not only a compound's tail: "en tekniker" names no "Värmetekniker"), the fact's subject has that name or no other of the group: "Home Total ... SEK 1,500" is not backed by "The standard excess on Home Mellan is SEK 1,500"; a row's key cell names its whole row, so no column's name is another than its own ("sista avgången på linje 35" takes the 35 of the row keyed 35 whose "Sista avgång" is 19.20); a column's header (a row's key, in the fact's own table) is named only when a cell under it could state the claim: "Tvätten levereras efter 3 arbetsdagar" names no "Tvätt som ingår" column of kilos | ``wrong subject`` |
 | 8 | identifier | a claim that is an identifier (letters written with digits: "SE4", "B2") needs rows 1-4 only: it is a name, and it must occur in the KB ("SE5" does not); in its sentence it binds the other numbers like any word (``n:se4`` among their terms) | ``not in the knowledge base`` |
 | 9 | a row's or column's name | a number of a table row's first cell, or of a column's header cell (the row keyed "Hund över 25 kg", the column headed "25–40 kg"), that the claim's own clause states beside a number supported on its own by a cell of that row (that column) needs rows 1-4b only: it names the cell the other number is from ("För en hund över 25 kg kostar det 355 kr", "i viktklassen 25–40 kg kostar kastreringen 4 490 kr", "cancel 8–14 days before: 25 %") | the reason of rows 5-7b |
 
@@ -35,6 +35,7 @@ from functools import lru_cache
 from grounding.claims import Claim
 from grounding.clauses import is_marker
 from grounding.facts import Fact, label_terms, table_header_line
+from grounding.lookup import Group
 from grounding.notation import Kind
 from grounding.terms import terms, weekday_terms
 
@@ -390,16 +391,14 @@ def other_names(claim: Claim, fact: Fact, file_facts: Iterable[Fact]) -> frozens
     return frozenset(found)
 
 
-Groups = Callable[[str], Sequence[tuple[frozenset[str], ...]]]
+Groups = Callable[[str], Sequence[Group]]
 
 
-def _no_groups(term: str) -> Sequence[tuple[frozenset[str], ...]]:
+def _no_groups(term: str) -> Sequence[Group]:
     return ()
 
 
-def other_alternative(
-    claim: Claim, fact: Fact, alternatives: Groups, file_facts: Iterable[Fact] = ()
-) -> frozenset[str]:
+def other_alternative(claim: Claim, fact: Fact, alternatives: Groups) -> frozenset[str]:
     """Row 7b: a parallel name the fact is about while the claim names another of its group.
 
     ``alternatives(term)`` gives the groups of parallel names (a table's column headers, its
@@ -407,25 +406,26 @@ def other_alternative(
     about Home Mellan when Start, Mellan and Total are a table's columns. A row's key (its
     first cell: "| 35 | Hamnudden – Tallö | 08.05 | 19.20 |") names the whole row, so no
     column's name is another than its own: "sista avgången på linje 35" may take the 35.
-    A name of the fact's own table counts only when a cell under it could state the claim
-    (``file_facts``, the facts of the fact's file): in "For a 4-room home of 86–110 m², the
-    package costs 11 690 kr after RUT" the m² are not the "Price after RUT" column's, whose
-    cells are prices, and "79 kr i månaden utan bindningstid" is not the "Bindningstid"
-    column's, whose cells are months.
+    A column's name (or a row's, in the fact's own table) counts only when a cell under it
+    could state the claim; a row's key elsewhere names a thing that prose may say more of
+    ("Med Bas får de anställda 10 % rabatt"). In "For a
+    4-room home of 86–110 m², the package costs 11 690 kr after RUT" the m² are not the "Price
+    after RUT" column's, whose cells are prices; "79 kr i månaden utan bindningstid" is not
+    the "Bindningstid" column's, whose cells are months; and "Byxor kostar 179 kr med normal
+    leveranstid" is not about another table's "Leveranstid" column, whose cells are days.
     """
     if fact.cell is not None and fact.cell[0] > 0 and fact.cell[1] == 0:
         return frozenset()
-    table: list[Fact] | None = None
     found: set[str] = set()
+    own_table = (fact.file, table_header_line(fact)) if fact.cell is not None else None
     for term in claim.qualifiers:
         for group in alternatives(term):
-            named = [name for name in group if _said_of(name, claim.qualifiers)]
-            if named and table is None:
-                table = _table_of(fact, file_facts)
-            named = [name for name in named if _could_be_under(claim, name, table or [])]
+            named = [name for name in group.names if _said_of(name, claim.qualifiers)]
+            if group.columns or group.table == own_table:
+                named = [name for name in named if _could_be_under(claim, name, group.cells)]
             if any(name & fact.subject for name in named):
                 continue
-            others = [n for n in group if n & fact.subject and not n & claim.qualifiers]
+            others = [n for n in group.names if n & fact.subject and not n & claim.qualifiers]
             if others:
                 found |= frozenset().union(*named)
     return frozenset(found)
@@ -437,18 +437,6 @@ def _said_of(name: frozenset[str], words: frozenset[str]) -> bool:
     return any(
         not any(other != term and other.endswith(term) for other in name) for term in name & words
     )
-
-
-def _table_of(fact: Fact, file_facts: Iterable[Fact]) -> list[Fact]:
-    """The body cells of ``fact``'s table (none for a fact outside a table's body)."""
-    if fact.cell is None or fact.cell[0] == 0:
-        return []
-    header = table_header_line(fact)
-    return [
-        other
-        for other in file_facts
-        if other.cell is not None and other.cell[0] > 0 and table_header_line(other) == header
-    ]
 
 
 def _could_be_under(claim: Claim, name: frozenset[str], table: Sequence[Fact]) -> bool:
@@ -528,7 +516,7 @@ def supports(
     if (
         conflicting_terms(claim, fact, siblings, weight)
         or other_names(claim, fact, file_facts)
-        or other_alternative(claim, fact, alternatives, file_facts)
+        or other_alternative(claim, fact, alternatives)
     ):
         return False, SUBJECT_MISMATCH
     return True, None

@@ -49,11 +49,11 @@ OWN_KB_FLOORS = {
     "museum": (39, 42),
     "bilpool": (43, 42),
     "bio": (40, 43),
-    "stadfirma": (44, 40),
+    "stadfirma": (45, 40),
     "marina": (43, 41),
     "apotek": (39, 44),
     "bokhandel": (46, 44),
-    "tvatteri": (46, 43),
+    "tvatteri": (47, 43),
     "parkering": (43, 43),
 }
 
