@@ -639,8 +639,15 @@ _CLAUSE_END = re.compile(r"[,;:()\n|]|\.(?:\s|$)|\x00")
 _PERIOD_WORD = re.compile(r"/?[^\W\d_]+")
 
 
+_ORDINAL_AFTER = re.compile(r"(?:st|nd|rd|th|:e|:a)\b", re.IGNORECASE)
+
+
 def _with_period(text: str, reading: Reading, language: str, readings: list[Reading]) -> Reading:
     if reading.kind not in (Kind.AMOUNT, Kind.COUNT, Kind.QUANTITY, Kind.DURATION, Kind.PERCENTAGE):
+        return reading
+    if reading.kind is Kind.COUNT and _ORDINAL_AFTER.match(text, reading.end):
+        # A day of the month, not a count per month: "on the 20th of each month", "den 28:e
+        # varje månad" is the day, whatever the line says of how often.
         return reading
     limit = len(text)
     for other in readings:

@@ -38,7 +38,7 @@ OWN_KB_FLOORS = {
     "laddning": (46, 45),
     "flytt": (45, 46),
     "verkstad": (43, 43),
-    "saas": (40, 41),
+    "saas": (41, 41),
     "trafikskola": (32, 31),
     "camping": (32, 32),
     "rormokare": (43, 45),
@@ -54,7 +54,7 @@ OWN_KB_FLOORS = {
     "apotek": (39, 44),
     "bokhandel": (46, 44),
     "tvatteri": (47, 43),
-    "parkering": (43, 43),
+    "parkering": (44, 43),
 }
 
 

@@ -194,6 +194,10 @@ def test_ranges_in_words_and_degrees_celsius(text, language, expected):
         ("99 kr monthly", "en", "month"),
         ("for the first 6 months on the hourly price", "en", None),
         ("a markup of 3.80 öre/kWh on the hourly spot price", "en", None),
+        # A day of the month says when, not how many per month.
+        ("invoices go out on the 20th of each month", "en", None),
+        ("Autogiro: dras den 28:e varje månad", "sv", None),
+        ("20 invoices per month", "en", "month"),
     ],
 )
 def test_a_period_is_read_after_its_marker_and_an_attributive_adverb_is_none(
