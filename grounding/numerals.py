@@ -9,7 +9,7 @@ kronor" exactly as "500 kronor", and maps each reading back to the words.
 |---|---|---|
 | ``femhundra``, ``tjugofem``, ``tvåtusen``, ``ettusen tvåhundra``, ``en halv miljon`` | ``500``, ``25``, ``2000``, ``1200``, ``500000`` | Swedish cardinals: the numeral parts of the table below, joined in one word or across a space before or after ``hundra``/``tusen``/``miljon``/``miljard`` (``tre hundra``, ``två hundra femtio``) |
 | ``twenty-five``, ``two thousand``, ``one hundred and one``, ``half a million`` | ``25``, ``2000``, ``101``, ``500000`` | English cardinals: the same parts, words joined by spaces, hyphens, ``and`` or ``,`` (value by text2num) |
-| ``en``, ``ett``, ``one`` | ``1`` only before a unit, currency, period, percent or scale word ("ett dygn", "one hour", "en miljon"), or opening a range ("från ett till och med 17 år", "one to three days") | elsewhere an article or pronoun ("en ny router", "the right one"): no number |
+| ``en``, ``ett``, ``one`` | ``1`` only before a unit, currency, period, percent or scale word ("ett dygn", "one hour", "en miljon"), or opening a range ("från ett till och med 17 år", "one to three days"), and not right after a clock time | elsewhere an article or pronoun ("en ny router", "the right one", "före 11:00 en vardag"): no number |
 | ``399 tusen``, ``1,5 miljoner``, ``5 million`` | ``399000``, ``1500000``, ``5000000`` | a scale word multiplies the digits before it |
 | ``var tolfte timme``, ``every third day`` | ``var 12:e timme``, ``every 3:e day`` | an ordinal counts only after ``var``/``varje``/``every`` and before a unit; written as the digits are ("var 12:e timme", a count), so words and digits read alike |
 | ``en och en halv timme``, ``two and a half hours`` | ``1.5 timme``, ``2.5 hours`` | a numeral word, then ``och en halv``/``and a half`` |
@@ -208,6 +208,20 @@ def _parse_en(span: str) -> int | None:
     return int(value)
 
 
+def _article(text: str, start: int, end: int) -> bool:
+    """Whether "en", "ett" or "one" at ``start`` is an article: no quantity word follows it, or
+    it follows a clock time ("Beställ före 11:00 en vardag": on a weekday, not for one)."""
+    return text[start:end].lower() in ARTICLES and (
+        not is_quantity_word(text, end) or _CLOCK_BEFORE.search(text, 0, start) is not None
+    )
+
+
+_CLOCK_BEFORE = re.compile(
+    r"(?:\d{1,2}[:.]\d{2}|\bkl\.?[ \u00a0]*\d{1,2}|\d[ \u00a0]*[ap]\.?m\.?)[ \u00a0]*$",
+    re.IGNORECASE,
+)
+
+
 def is_quantity_word(text: str, end: int) -> bool:
     """Whether the word after ``end`` says the number before it counts something.
 
@@ -251,7 +265,7 @@ def _sv_numbers(text: str) -> list[Spelled]:
         if value is None:
             continue
         start, end = group[0].start(), group[-1].end()
-        if len(group) == 1 and group[0][0].lower() in ARTICLES and not is_quantity_word(text, end):
+        if len(group) == 1 and _article(text, start, end):
             continue
         found.append(Spelled(start, end, str(value)))
     return found
@@ -283,7 +297,7 @@ def _en_numbers(text: str) -> list[Spelled]:
         for start, end, piece_value in pieces:
             if piece_value is None:
                 continue
-            if text[start:end].lower() in ARTICLES and not is_quantity_word(text, end):
+            if _article(text, start, end):
                 continue
             found.append(Spelled(start, end, str(piece_value)))
     return found

@@ -51,7 +51,7 @@ OWN_KB_FLOORS = {
     "bio": (40, 43),
     "stadfirma": (45, 40),
     "marina": (43, 41),
-    "apotek": (39, 44),
+    "apotek": (40, 44),
     "bokhandel": (46, 44),
     "tvatteri": (47, 43),
     "parkering": (44, 43),

@@ -102,6 +102,10 @@ def test_cardinals_and_scale_words(text, language, expected):
         ("Det är en ny router med ett bra pris.", "sv", []),
         ("Pick the right one.", "en", []),
         ("One of our staff calls you.", "en", []),
+        ("Vi svarar inom en vardag.", "sv", [("1", "workday")]),
+        # After a clock time it says which day: "on a weekday".
+        ("Beställ före 11:00 en vardag.", "sv", [("11:00", None)]),
+        ("Lämna in före kl. 10 en vardag.", "sv", [("10:00", None)]),
     ],
 )
 def test_en_ett_and_one_are_numbers_only_before_a_quantity_word(text, language, expected):
