@@ -52,7 +52,7 @@ OWN_KB_FLOORS = {
     "stadfirma": (45, 40),
     "marina": (43, 41),
     "apotek": (40, 44),
-    "bokhandel": (46, 44),
+    "bokhandel": (45, 44),
     "tvatteri": (47, 43),
     "parkering": (44, 43),
 }
