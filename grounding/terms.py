@@ -5,6 +5,7 @@ Pure: no ORM, no I/O. A term is what the subject rule compares:
 | written | term(s) |
 |---|---|
 | an inflected word ("dagars", "bilen", "prices") | its lemma (simplemma, in the text's language) |
+| a noun made from a verb, by an ending of the lexicon's ``VERB_NOUNS`` ("arrival", "departure") | also the verb, when the dictionary knows it ("arrive", "depart") |
 | a word the dictionary lacks with a definite or plural ending ("Routern") | the word and its stem ("router") |
 | a compound unknown to the lexicon ("medlemsavgiften") | the whole lemma plus its parts ("medlem", "avgift"), split where both sides are words of simplemma's dictionary (a linking "s" allowed; a head whose final "a" became a linking vowel is the word with its "a": "kennelhostevaccin" has "kennelhosta") |
 | a capitalised compound of a name no dictionary has and a known word of five letters or more ("Enköpingskontoret") | also the name and the word's lemma ("enköping", "kontor") |
@@ -100,8 +101,29 @@ def _known(word: str, language: str) -> bool:
     return len(word) >= _MIN_PART and simplemma.is_known(word, lang=language)
 
 
+_VERB_NOUNS = {language: lexicon.verb_nouns for language, lexicon in LEXICONS.items()}
+
+
+def _verb_of(noun: str, language: str) -> str | None:
+    """The verb a noun is made from, when the dictionary knows it ("arrival" -> "arrive")."""
+    for ending, verb_ending in _VERB_NOUNS.get(language, ()):
+        if noun.endswith(ending) and len(noun) - len(ending) >= _MIN_PART:
+            verb = noun[: -len(ending)] + verb_ending
+            if simplemma.is_known(verb, lang=language) and _lemma(verb, language) == verb:
+                return verb
+    return None
+
+
 @lru_cache(maxsize=65536)
 def word_terms(word: str, language: str) -> tuple[str, ...]:
+    """The terms of one lower-case word (``_word_terms``), and the verb a noun of them is made
+    from ("arrival": "arrival", "arrive")."""
+    found = _word_terms(word, language)
+    verbs = [verb for term in found if (verb := _verb_of(term, language)) and verb not in _NOISE]
+    return tuple(dict.fromkeys((*found, *verbs)))
+
+
+def _word_terms(word: str, language: str) -> tuple[str, ...]:
     """The terms of one lower-case word: its lemma, and its parts when it is a compound.
 
     A dictionary word is split as its lemma, so every form of it gives the same

@@ -42,6 +42,8 @@ class Lexicon:
     compounds: bool  # whether the language writes compounds as one word
     linking: str  # letters that may join the parts of a compound ("s" in "medlemsavgift")
     definite_endings: tuple[str, ...]  # "-en", "-n": a definite form's ending ("Routern")
+    # (noun ending, verb ending): a noun made from a verb ("arrival" -> "arrive")
+    verb_nouns: tuple[tuple[str, str], ...]
     lower_bounds: tuple[str, ...]  # "över", "at least": before a number, a lower bound
     upper_bounds: tuple[str, ...]  # "under", "up to": before a number, an upper bound
     negations: tuple[str, ...]  # "inte", "not": before a bound, turn it round
@@ -88,6 +90,7 @@ def _lexicon(module: ModuleType) -> Lexicon:
         compounds=module.COMPOUNDS,
         linking=module.COMPOUND_LINKING,
         definite_endings=tuple(module.DEFINITE_ENDINGS),
+        verb_nouns=tuple(module.VERB_NOUNS),
         lower_bounds=tuple(module.LOWER_BOUNDS),
         upper_bounds=tuple(module.UPPER_BOUNDS),
         negations=tuple(module.NEGATIONS),

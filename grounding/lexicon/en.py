@@ -63,6 +63,11 @@ LIST_JOINERS = ("and",)  # before the last item of a list of days
 RANGE_JOINERS = ("and", "to", "through")
 DEFINITE_ENDINGS = ()
 
+# A noun made from a verb names what the verb does ("Arrival from: 13:00" is when you may
+# arrive). Only endings that turned out safe: "-ment" and "-ation" made "pay" and "reserve"
+# match every payment and reservation line, and cost correct answers.
+VERB_NOUNS = (("ival", "ive"), ("ure", ""))
+
 LOWER_BOUNDS = ("over", "at least", "more than", "from", "after", "minimum", "min", "above",
                 "no less than", "greater than",
                 "older than", "longer than", "higher than")  # fmt: skip

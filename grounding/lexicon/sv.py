@@ -64,6 +64,10 @@ RANGE_JOINERS = ("och", "till och med", "till", "t.o.m.")
 # stands for its stem ("router").
 DEFINITE_ENDINGS = ("erna", "arna", "orna", "en", "et", "n")
 
+# Nouns made from verbs: none. "-ning" -> "-a" ("anmälning" -> "anmäla") made every "betala"
+# and "mäta" match the KB's "betalning" and "mätning" lines, and correct answers fell.
+VERB_NOUNS = ()
+
 # Comparison words: a bound before a number belongs to its value ("över 24 år" is not "under
 # 24 år"); inclusion words after it too ("inkl. moms" is not "exkl. moms"). Not "senast":
 # "senast 30 dagar innan" is "minst 30 dagar innan".

@@ -50,7 +50,7 @@ OWN_KB_FLOORS = {
     "bilpool": (43, 42),
     "bio": (40, 43),
     "stadfirma": (45, 40),
-    "marina": (43, 41),
+    "marina": (44, 41),
     "apotek": (40, 44),
     "bokhandel": (45, 44),
     "tvatteri": (47, 43),

@@ -178,3 +178,18 @@ def test_a_deadline_and_what_completes_a_bound_are_no_terms_what_is_compared_is(
     assert "late" not in terms("ordered no later than 4 weeks before", "en")
     assert "sen" not in terms("senast 30 dagar före", "sv")
     assert "stor" in terms('Fälg 21" och större', "sv")  # "21 tum och större" names a column
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "verb", "has_verb"),
+    [
+        ("Arrival from", "en", "arrive", True),
+        ("Departure by", "en", "depart", True),
+        # "-ment", "-ation" and Swedish "-ning" made common verbs match every such noun.
+        ("Payment", "en", "pay", False),
+        ("Betalning", "sv", "betala", False),
+    ],
+)
+def test_a_noun_made_from_a_verb_also_names_the_verb(text, language, verb, has_verb):
+    assert (verb in terms(text, language)) is has_verb
+    assert verb in terms(verb, language)
