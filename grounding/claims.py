@@ -35,7 +35,7 @@ class Claim:
     lead: frozenset[str]  # the sentence's opening words, for a clause after the first
     language: str
     conditions: frozenset[str] = frozenset()  # "bound:min" for "över 24 år" (clauses.conditions_of)
-    near: frozenset[str] = frozenset()  # the words since the clause's previous number (clauses)
+    near: frozenset[str] = frozenset()  # its own words in a clause of several numbers (clauses)
 
     @property
     def key(self) -> str:

@@ -54,9 +54,8 @@ class Clause:
     lead: frozenset[str]
     period: str | None  # a period its words state outside "per ..." (a compound's head)
     conditions: frozenset[str] = frozenset()  # "bound:min", "incl:no": see ``conditions_of``
-    # The words between the clause's previous number (or its start) and this one: what the
-    # number's own label says when its clause states several ("kostar 320 kr per m², med ett
-    # minsta pris på 795 kr": "minsta pris" is the 795's).
+    # The number's own words when its clause states several (``_near_words``): in "kostar
+    # 320 kr per m², med ett minsta pris på 795 kr" the "minsta pris" is the 795's.
     near: frozenset[str] = frozenset()
 
 
