@@ -639,7 +639,7 @@ _CLAUSE_END = re.compile(r"[,;:()\n|]|\.(?:\s|$)|\x00")
 _PERIOD_WORD = re.compile(r"/?[^\W\d_]+")
 
 
-_ORDINAL_AFTER = re.compile(r"(?:st|nd|rd|th|:e|:a)\b", re.IGNORECASE)
+_ORDINAL_AFTER = re.compile(_ORDINAL_SUFFIX.removesuffix("?") + r"\b", re.IGNORECASE)
 
 
 def _with_period(text: str, reading: Reading, language: str, readings: list[Reading]) -> Reading:

@@ -109,7 +109,7 @@ def _verb_of(noun: str, language: str) -> str | None:
     for ending, verb_ending in _VERB_NOUNS.get(language, ()):
         if noun.endswith(ending) and len(noun) - len(ending) >= _MIN_PART:
             verb = noun[: -len(ending)] + verb_ending
-            if simplemma.is_known(verb, lang=language) and _lemma(verb, language) == verb:
+            if _known(verb, language) and _lemma(verb, language) == verb:
                 return verb
     return None
 
