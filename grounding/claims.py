@@ -129,8 +129,15 @@ _IN_BASE = {
     "MWh": ("energy", Decimal(10**6)), "kWh": ("energy", Decimal(1000)),
     "Wh": ("energy", Decimal(1)), "MW": ("power", Decimal(10**6)), "kW": ("power", Decimal(1000)),
     "W": ("power", Decimal(1)),
+    "MWp": ("peak power", Decimal(10**6)), "kWp": ("peak power", Decimal(1000)),
     "hour": ("time", Decimal(3600)), "minute": ("time", Decimal(60)), "second": ("time", Decimal(1)),
 }  # fmt: skip
+
+
+def other_dimensions(unit: str | None, other: str | None) -> bool:
+    """Whether two units measure different things (kilometres and megawatts); unknown: no."""
+    one, two = _IN_BASE.get(unit or ""), _IN_BASE.get(other or "")
+    return one is not None and two is not None and one[0] != two[0]
 
 
 def in_other_units(claim: Claim) -> list[Claim]:

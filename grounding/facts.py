@@ -6,7 +6,7 @@ numbers with :mod:`grounding.notation`. What a fact is about:
 
 | where the number is | subject (what the fact is about) | qualifiers (what tells it from its siblings) |
 |---|---|---|
-| a table cell | the row's key cells (up to the first cell with a word) + its column header + its own weekdays and months ("Sun 15.00") + headings + the table's lead-in | the key cells + its column header + its own weekdays and months + the nearest heading |
+| a table cell | the row's key cells (up to the first cell with a word) + its column header + its own weekdays and months ("Sun 15.00") + the key column's header ("Loan amount") + the row's cells without a number between its key and the cell (a description: "Your grid operator installs a meter"; a cell after it is a value of its own: "Free of charge") + headings + the table's lead-in | the key cells + its column header + its own weekdays and months + the nearest heading |
 | a list item or paragraph | its clause (a line splits into clauses at conjunctions and ";" between numbers) + the words before the line's first number + headings + the block's lead-in | its clause (the first clause includes the line's opening words) + the nearest heading |
 | a table's header cell | its own cell + headings + the table's lead-in | its own cell + the nearest heading |
 | a heading | the heading path | the heading |
@@ -256,8 +256,16 @@ class _Walker:
             key_terms = frozenset().union(*(terms(c, self.language) for c in cells[:key_end]))
             key_terms |= {number_term(key_text, r) for r in key_readings}
             row_context = frozenset().union(*(terms(c, self.language) for c in cells))
-            for column, cell in enumerate(cells):
-                readings = read_numbers(cell, self.language)
+            # The row's number-less cells before a number's own say what the row is ("| 6. Meter
+            # change | Your grid operator installs a production meter | 1–3 weeks |"); those
+            # after it are values of their own ("| More than 14 days before | Free of charge |").
+            numbers = [read_numbers(cell, self.language) for cell in cells]
+            wordy = [
+                terms(cell, self.language) if row_index and not found else frozenset()
+                for cell, found in zip(cells, numbers, strict=True)
+            ]
+            key_headers = frozenset().union(*header_terms[:key_end]) if row_index else frozenset()
+            for column, (cell, readings) in enumerate(zip(cells, numbers, strict=True)):
                 if not readings:
                     continue
                 column_header = header[column] if column < len(header) and row_index else ""
@@ -282,6 +290,8 @@ class _Walker:
                     if row_index and not in_key
                     else [frozenset()] * len(readings)
                 )
+                # What the row's description and its key column ("Loan amount") say of it.
+                described = key_headers.union(*wordy[key_end:column])
                 for reading, words in zip(readings, own_words, strict=True):
                     conditions = conditions_of(cell, reading)
                     reading = _inherit(reading, *inherited)
@@ -294,7 +304,7 @@ class _Walker:
                         qualifiers = (key_terms - own) | column_terms | column_numbers | words
                     yield self._fact(
                         reading,
-                        subject=qualifiers | headings | lead_in_terms,
+                        subject=qualifiers | described | headings | lead_in_terms,
                         qualifiers=(
                             (qualifiers | nearest) if not in_key else (qualifiers - own | nearest)
                         )

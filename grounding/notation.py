@@ -299,13 +299,16 @@ def _month_day(first: int, second: int) -> tuple[int, int]:
 def _range_years(masked: str, dates: list[Reading]) -> list[Reading]:
     """A yearless date that opens a range takes the year of the date that closes it:
     "från 1 maj till 30 september 2027" is 2027-05-01 to 2027-09-30, and so is "between
-    January 7 and January 31, 2026" ("mellan ... och")."""
+    January 7 and January 31, 2026" ("mellan ... och"); so does one that a list's next date
+    follows: "On 23 December and 30 December 2026 we close at 13.00"."""
     for index, (first, second) in enumerate(pairwise(dates)):
+        gap = masked[first.end : second.start]
         if (
             first.value.startswith("--")
             and not second.value.startswith("--")
             and (
-                _DATE_RANGE_GAP.fullmatch(masked[first.end : second.start])
+                _DATE_RANGE_GAP.fullmatch(gap)
+                or _DATE_LIST_GAP.fullmatch(gap)
                 or between_and(masked, first, second)
             )
             and first.value[2:] <= second.value[5:]  # May to September, not December to March
@@ -610,6 +613,7 @@ _NOT_MODIFIERS = STOPWORDS | frozenset(
 )
 
 
+_DATE_LIST_GAP = re.compile(_LIST_SEPARATOR, re.IGNORECASE)
 _DATE_RANGE_GAP = re.compile(
     rf"[ \u00a0]*(?:–|-|—|{_RANGE_WORDS_OF_DATES})[ \u00a0]*", re.IGNORECASE
 )

@@ -17,7 +17,8 @@ Pure: no ORM, no I/O. A term is what the subject rule compares:
 | an ordinal word ("andra", "third") | ``n:2``, ``n:3``: the number it stands for |
 | a month, or a range of them ("November–March", "from April to October") | ``month:11`` ... for every month covered ("may" only capitalised) |
 | a period adverb ("hourly", "månatligen") | the word: "the hourly price" names a plan; as a period it is read by :mod:`grounding.notation` |
-| stopwords, units, currencies, periods, per-markers, cardinal number words ("två", "twenty"), a deadline's words and what completes a bound's phrase ("no later than", "senast", the "least" of "at least"; not the compared "större" of "och större") | nothing: values, units and conditions are compared by the rule itself |
+| a period that is also a thing (the lexicon's ``THING_PERIODS``: "the site visit", "tillfället") | its lemma: "per visit" is still read as the period |
+| stopwords, units, currencies, other periods, per-markers, cardinal number words ("två", "twenty"), a deadline's words and what completes a bound's phrase ("no later than", "senast", the "least" of "at least"; not the compared "större" of "och större") | nothing: values, units and conditions are compared by the rule itself |
 | an e-mail or web address ("hello@pulseworks.se", "https://...") | nothing: its domain is every address's, not a subject |
 | an English possessive ("Kungsholmen's") | the name's terms |
 
@@ -58,6 +59,7 @@ def _noise() -> frozenset[str]:
     words: set[str] = set()
     for field in ("currencies", "units", "periods"):
         words |= set(merged(field))
+    words -= merged("thing_periods")  # "the site visit": a subject as well
     for field in ("per_markers", "clock_markers", "time_suffixes", "answer_words"):
         words |= set(merged(field))
     words |= {word for phrase in merged("percent_words") for word in phrase.split()}

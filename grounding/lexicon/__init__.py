@@ -25,6 +25,9 @@ class Lexicon:
     currencies: dict[str, str]  # word or symbol -> ISO code
     units: dict[str, str]  # word -> canonical unit ("kg", "day", ...)
     periods: dict[str, str]  # word after a per-marker -> canonical period ("year", ...)
+    # Periods that are also things: "the site visit", "tillfället" name a subject (a term);
+    # every other period word is only what a number counts by
+    thing_periods: frozenset[str]
     period_adverbs: dict[str, str]  # "yearly", "årligen" -> "year"
     per_markers: frozenset[str]  # "per", "a", "i": what introduces a period
     percent_words: tuple[str, ...]  # "procent", "per cent"
@@ -73,6 +76,7 @@ def _lexicon(module: ModuleType) -> Lexicon:
         currencies=module.CURRENCIES,
         units=module.UNITS,
         periods=module.PERIODS,
+        thing_periods=frozenset(module.THING_PERIODS),
         period_adverbs=module.PERIOD_ADVERBS,
         per_markers=frozenset(module.PER_MARKERS),
         percent_words=tuple(module.PERCENT_WORDS),

@@ -24,7 +24,7 @@ UNITS = {
     "tons": "t", "gallon": "gal", "gallons": "gal",
     "l": "l", "litre": "l",
     "litres": "l", "liter": "l", "liters": "l", "ml": "ml", "kwh": "kWh", "wh": "Wh",
-    "mwh": "MWh", "gwh": "GWh", "twh": "TWh", "kw": "kW", "mw": "MW",
+    "mwh": "MWh", "gwh": "GWh", "twh": "TWh", "kw": "kW", "mw": "MW", "kwp": "kWp", "mwp": "MWp",
     "w": "W", "watt": "W", "watts": "W", "v": "V", "volt": "V", "a": "A",
     "amp": "A", "amps": "A", "mah": "mAh", "gb": "GB", "tb": "TB", "mb": "MB",
     "mbit/s": "Mbit/s", "mbps": "Mbit/s", "gbps": "Gbit/s", "sq m": "m2", "m2": "m2",
@@ -40,6 +40,8 @@ PERIODS = {
     "month": "month", "year": "year", "quarter": "quarter", "term": "term",
     "annum": "year", "occasion": "occasion", "time": "occasion", "visit": "occasion",
 }  # fmt: skip
+
+THING_PERIODS = ("visit", "occasion")  # "the site visit", "service visits"
 
 PERIOD_ADVERBS = {"yearly": "year", "annually": "year", "annual": "year", "monthly": "month",
                   "weekly": "week",

@@ -24,6 +24,7 @@ UNITS = {
     "mm": "mm", "centimeter": "cm", "millimeter": "mm", "tum": "inch",
     "l": "l", "liter": "l", "dl": "dl", "cl": "cl", "ml": "ml",
     "kwh": "kWh", "wh": "Wh", "mwh": "MWh", "gwh": "GWh", "twh": "TWh", "kw": "kW",
+    "kwp": "kWp", "mwp": "MWp",
     "mw": "MW", "w": "W", "watt": "W", "v": "V", "volt": "V", "a": "A", "ampere": "A", "mah": "mAh",
     "gb": "GB", "tb": "TB", "mb": "MB", "kb": "kB", "mbit/s": "Mbit/s", "gbit/s": "Gbit/s",
     "procentenhet": "pp", "procentenheter": "pp",
@@ -39,6 +40,8 @@ PERIODS = {
     "året": "year", "kvartal": "quarter", "kvartalet": "quarter", "termin": "term",
     "terminen": "term", "tillfälle": "occasion", "gång": "occasion", "gången": "occasion",
 }  # fmt: skip
+
+THING_PERIODS = ("tillfälle",)  # "tio tillfällen à 90 minuter", "första tillfället"
 
 PERIOD_ADVERBS = {"årligen": "year", "årlig": "year", "årliga": "year", "årligt": "year",
                   "månatligen": "month", "dagligen": "day",

@@ -48,6 +48,23 @@ def test_table_row_key_and_column_header_are_the_subject():
     assert "avgift" in fee.subject  # the heading path
 
 
+def test_a_rows_description_before_a_number_and_its_key_columns_header_are_its_subject():
+    """The number-less cells between a row's key and a number describe the row; a cell after
+    the number is a value of its own ("Free of charge" is the fee, not what 14 days are)."""
+    facts = extract_facts(
+        "| Step | What happens | Typical time |\n|---|---|---|\n"
+        "| Meter change | Your grid operator installs a meter | 1–3 weeks |\n\n"
+        "| Loan amount | 15 years |\n|---|---|\n| 110 000 kr | 867 kr |\n\n"
+        "| Cancellation | Fee |\n|---|---|\n| More than 14 days before | Free of charge |\n",
+        file="kb/x.md",
+        language="en",
+    )
+    weeks, _, _, monthly, days = facts
+    assert {"grid", "operator", "install", "step"} <= weeks.subject
+    assert monthly.value == "867" and "loan" in monthly.subject
+    assert days.value == "14" and not {"free", "charge"} & days.subject
+
+
 def test_header_states_currency_and_period_for_its_cells():
     facts = extract_facts(TABLE, file="kb/avfall.md")
     euro = by_value(facts, "160")

@@ -33,7 +33,7 @@ OWN_KBS = Path(__file__).parent / "kbs"
 OWN_KB_FLOORS = {
     "farja": (48, 47),
     "hyrbil": (45, 45),
-    "gym": (47, 43),
+    "gym": (47, 44),
     "veterinar": (45, 44),
     "laddning": (46, 45),
     "flytt": (45, 46),
@@ -45,16 +45,17 @@ OWN_KB_FLOORS = {
     "teater": (47, 42),
     "catering": (47, 43),
     "skidort": (45, 44),
-    "padel": (43, 42),
-    "museum": (39, 42),
+    "padel": (44, 42),
+    "museum": (40, 43),
     "bilpool": (43, 42),
     "bio": (40, 43),
     "stadfirma": (45, 40),
     "marina": (44, 41),
     "apotek": (40, 44),
     "bokhandel": (45, 44),
-    "tvatteri": (47, 43),
+    "tvatteri": (47, 44),
     "parkering": (44, 43),
+    "solenergi": (42, 43),
 }
 
 

@@ -93,6 +93,9 @@ def test_grouping_is_read_by_locale():
 def test_a_decimal_with_a_unit_is_not_a_time():
     assert read("3.50 kr") == [("amount", "3.5", "SEK", None)]
     assert read("12.50 %") == [("percentage", "12.5", None, None)]
+    # A solar system's peak power: "10.40 kWp" is no 10:40.
+    assert read("Sol Plus is a 10.40 kWp system", "en") == [("quantity", "10.4", "kWp", None)]
+    assert read("en anläggning på 10,4 kWp") == [("quantity", "10.4", "kWp", None)]
 
 
 def test_in_after_a_number_is_a_preposition_and_procents_a_percentage():
@@ -261,13 +264,30 @@ def test_a_range_from_one_number_to_another(text, language, expected):
         ("Open June 1 to September 30, 2027.", "en", ["2027-06-01", "2027-09-30"]),
         ("Join between January 7 and January 31, 2026.", "en", ["2026-01-07", "2026-01-31"]),
         ("Gäller mellan 7 januari och 31 januari 2026.", "sv", ["2026-01-07", "2026-01-31"]),
-        # "and" without "between" joins two dates, not a range.
-        ("Closed January 7 and January 31, 2026.", "en", ["--01-07", "2026-01-31"]),
         # Across a new year the year is not known: the opening date stays yearless.
         ("Vintersäsong 1 december–31 mars 2027.", "sv", ["--12-01", "2027-03-31"]),
     ],
 )
 def test_a_yearless_date_opening_a_range_takes_the_closing_dates_year(text, language, values):
+    assert [r.value for r in read_numbers(text, language)] == values
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "values"),
+    [
+        # "and" without "between" joins two dates, not a range; the year is the list's.
+        ("Closed January 7 and January 31, 2026.", "en", ["2026-01-07", "2026-01-31"]),
+        (
+            "On 23 December and 30 December 2026 we close at 13.00.",
+            "en",
+            ["2026-12-23", "2026-12-30", "13:00"],
+        ),
+        ("Stängt 23 december och 30 december 2026.", "sv", ["2026-12-23", "2026-12-30"]),
+        # A list across a new year: the year of its first date is not known.
+        ("Closed December 24 and January 6, 2027.", "en", ["--12-24", "2027-01-06"]),
+    ],
+)
+def test_a_yearless_date_of_a_list_takes_the_year_of_the_next_one(text, language, values):
     assert [r.value for r in read_numbers(text, language)] == values
 
 

@@ -1028,3 +1028,19 @@ BEHAVIOUR_CHECKS = {name: checker(kb) for name, (kb, _) in BEHAVIOURS.items()}
 def test_each_behaviour_on_its_small_kb(behaviour, answer, grounded):
     verdict = BEHAVIOUR_CHECKS[behaviour](answer)
     assert verdict.grounded is grounded, verdict.unsupported
+
+
+@pytest.mark.parametrize(
+    ("claim_text", "fact_text", "competes"),
+    [
+        ("Vi installerar inom 150 km.", "- Installerad effekt: 51,3 MWp", False),
+        ("Batteriet laddar med 5 kW.", "- Lagring: 10 kWh", False),
+        ("Paketet väger 2 kg.", "- Kuvert: högst 500 g", True),
+        ("Det ingår 100 GB.", "- Lagring: 5 TB", True),  # units of no known dimension
+    ],
+)
+def test_a_measure_competes_in_any_unit_of_its_own_dimension_only(claim_text, fact_text, competes):
+    """ "150 km" could not be stated from "51.3 MWp": it names no such sibling (rows 6, 7b)."""
+    [claim] = extract_claims(claim_text, language="sv")
+    [fact] = extract_facts(fact_text + "\n", file="kb/a.md", language="sv")
+    assert rule.could_be_stated_from(claim, fact) is competes

@@ -28,6 +28,13 @@ def test_units_periods_and_stopwords_are_not_terms():
     assert terms("kostar 99 kr per månad och år", "sv") == {"kosta"}
 
 
+def test_a_visit_or_an_occasion_is_a_thing_as_well_as_a_period():
+    """ "per visit" is a period (notation reads it); "the site visit" names a subject."""
+    assert {"site", "visit"} <= terms("After the site visit", "en")
+    assert "visit" in terms("two service visits a year", "en")
+    assert "tillfälle" in terms("det första tillfället", "sv")
+
+
 def test_every_form_of_a_dictionary_word_gives_the_same_terms():
     assert terms("villkoren", "sv") == terms("villkor", "sv")
 
