@@ -253,16 +253,17 @@ class _Walker:
             key_end = _key_end(cells) if row_index else len(cells)
             key_text = " ".join(cells[:key_end])
             key_readings = read_numbers(key_text, self.language)
-            key_terms = frozenset().union(*(terms(c, self.language) for c in cells[:key_end]))
+            words_of = [terms(cell, self.language) for cell in cells]
+            key_terms = frozenset().union(*words_of[:key_end])
             key_terms |= {number_term(key_text, r) for r in key_readings}
-            row_context = frozenset().union(*(terms(c, self.language) for c in cells))
+            row_context = frozenset().union(*words_of)
             # The row's number-less cells before a number's own say what the row is ("| 6. Meter
             # change | Your grid operator installs a production meter | 1–3 weeks |"); those
             # after it are values of their own ("| More than 14 days before | Free of charge |").
             numbers = [read_numbers(cell, self.language) for cell in cells]
             wordy = [
-                terms(cell, self.language) if row_index and not found else frozenset()
-                for cell, found in zip(cells, numbers, strict=True)
+                words if row_index and not found else frozenset()
+                for words, found in zip(words_of, numbers, strict=True)
             ]
             key_headers = frozenset().union(*header_terms[:key_end]) if row_index else frozenset()
             for column, (cell, readings) in enumerate(zip(cells, numbers, strict=True)):
@@ -297,9 +298,8 @@ class _Walker:
                     reading = _inherit(reading, *inherited)
                     own = frozenset({number_term(cell, reading)})
                     if row_index == 0:  # a header cell is about itself, not its neighbours
-                        cell_terms = terms(cell, self.language)
                         cell_numbers = {number_term(cell, r) for r in readings}
-                        qualifiers = cell_terms | (cell_numbers - own)
+                        qualifiers = words_of[column] | (cell_numbers - own)
                     else:
                         qualifiers = (key_terms - own) | column_terms | column_numbers | words
                     yield self._fact(
