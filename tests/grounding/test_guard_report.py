@@ -16,7 +16,7 @@ from django.core.management import CommandError, call_command
 
 from grounding import selectors
 
-DEV_SET = settings.BASE_DIR.parent / "shared" / "grounding-dev"
+DEV_SET = settings.BASE_DIR / "tests" / "grounding" / "dev"
 WRONG_PASSES_AT_MOST = {
     "kb": 0,
     "bikeshop": 0,
