@@ -3,8 +3,8 @@ KBs of our own whose misses were read (``tests/grounding/kbs``).
 
 Each KB is indexed on its own (``--kb-dir``) and must reach the issue's
 targets: at least 95% of grounded cases pass and every withheld case is
-withheld. The development set is vendored in ``tests/grounding/dev`` (a copy of ``../shared/grounding-dev``
-from the repository root); under ``CI=true`` a missing set fails the run.
+withheld. The development set is vendored in ``tests/grounding/dev`` (a copy of the shared
+``grounding-dev``); under ``CI=true`` a missing set fails the run.
 """
 
 import contextlib
