@@ -30,6 +30,8 @@ class Response:
     citations: list[dict] = field(default_factory=list)
     blocked: str | None = None
     language: str = ""  # the turn's language ("sv"/"en"): the page marks the text with it
+    # Where each number of ``text`` comes from: {start, end, text, file, line, fact, title, url?}
+    numbers: list[dict] = field(default_factory=list)
 
     def frame(self) -> dict:
         frame = {
@@ -44,6 +46,8 @@ class Response:
             frame["blocked"] = self.blocked
         if self.language:
             frame["language"] = self.language
+        if self.numbers:
+            frame["numbers"] = self.numbers
         return frame
 
 

@@ -242,13 +242,14 @@ class Turn:
         # The guard's checker already analysed these snippets: the final verdict reuses it.
         verdict = guard.checker.verdict(self.record.draft)
         citations = with_titles([c.as_dict() for c in verdict.citations], index)
-        if verdict.grounded and guard.failed is None and self.record.draft.strip():
+        # What the customer was shown: the draft without its references.
+        shown = guard.released
+        if verdict.grounded and guard.failed is None and shown.strip():
             # An elliptical follow-up keeps the topic's query, so a chain of them does not grow it.
             query = self.context.previous_query if is_elliptical(self.question) else result.query
-            self.context.remember(
-                question=self.question, answer=self.record.draft, query=query or result.query
-            )
-            return Response(self.record.draft, self.message_id, True, Status.DONE, citations)
+            self.context.remember(question=self.question, answer=shown, query=query or result.query)
+            numbers = with_titles([link.as_dict() for link in guard.links], index)
+            return Response(shown, self.message_id, True, Status.DONE, citations, numbers=numbers)
         unsupported = verdict.unsupported or ([guard.failed] if guard.failed else [])
         self.record.unsupported = unsupported_with_locations(unsupported)
         reason = verdict.reason or "Verification failed: Number mismatch"

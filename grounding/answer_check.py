@@ -6,10 +6,10 @@ same retrieval and verification the chat uses, without the LLM.
 
 from dataclasses import dataclass, field
 
+from grounding.cited import NO_SUPPORT, verify_cited
 from grounding.index import KBIndex
 from grounding.retrieval import retrieve
 from grounding.snippets import Snippet
-from grounding.verification import NO_SUPPORT, verify_answer
 
 
 @dataclass
@@ -55,7 +55,7 @@ def answer_check(
     """Retrieve for ``question`` and verify ``answer`` against what was retrieved."""
     result = retrieve(index, question, top_k=top_k, threshold=threshold)
     # Nothing retrieved: the answer's numbers still meet the KB's facts found by value.
-    verdict = verify_answer(answer, result.snippets, facts=index.facts, question=question)
+    verdict = verify_cited(answer, result.snippets, facts=index.facts, question=question)
     if verdict.reason == NO_SUPPORT:
         return AnswerCheck(False, no_support_text, NO_SUPPORT, [], [], [], result.category)
     return AnswerCheck(

@@ -21,6 +21,7 @@ before a table or list ("Priserna gäller per år"), or by a table's nearest
 heading ("## Priser per dygn"), flows to its facts too.
 """
 
+import hashlib
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -82,9 +83,34 @@ class Fact:
     cell: tuple[int, int] | None  # (row, column) in its table; the header row is 0
     text: str  # the source line
     language: str
+    # The fact's key (what it is about, the module table's "key" columns) and its group: the
+    # parallel facts it must be told apart from (``grounding.lookup.FactTable.siblings``).
+    entity: frozenset[str] = frozenset()
+    attribute: frozenset[str] = frozenset()
+    group: str = ""
 
     def keys(self) -> tuple[str, ...]:
         return value_keys(self.kind, self.value)
+
+    @property
+    def locator(self) -> str:
+        """``PATH:LINE``: the reference a generator writes after the number."""
+        return f"{self.file}:{self.line}"
+
+    @property
+    def fact_id(self) -> str:
+        """A stable id: the same while the fact's file, line, place in its line and value are."""
+        return fact_id(self.file, self.line, self.cell, self.value, str(self.kind))
+
+    @property
+    def key(self) -> frozenset[str]:
+        return self.entity | self.attribute
+
+
+def fact_id(file: str, line: int, cell, value: str, kind: str) -> str:
+    """``F:`` and eight hex digits of the fact's place and value (``Fact.fact_id``)."""
+    digest = hashlib.sha1(f"{file}:{line}:{cell}:{value}:{kind}".encode()).hexdigest()
+    return f"F:{digest[:8]}"
 
 
 # Block structure only: facts read each block's raw text, so the inline parse (emphasis, links),
@@ -198,6 +224,16 @@ class _Walker:
             reading = clause.reading
             line = first_line + text.count("\n", 0, reading.start)
             reading = _inherit(reading, *inherited, clause_period=clause.period)
+            own = _key_terms(clause.terms)
+            section = f"section:{self.file}:{self._path()}"
+            if heading:
+                entity, attribute, group = own, frozenset(), ""
+            elif label := _label_key(self._line(line), self.language):
+                # "- Cykel: högst 25 000 kr": the label is the entity, the line's other words
+                # and the heading the attribute.
+                entity, attribute, group = label, (own - label) | _key_terms(nearest), section
+            else:
+                entity, attribute, group = _key_terms(nearest), own, section
             yield self._fact(
                 reading,
                 subject=clause.terms | clause.lead | headings | lead_in_terms,
@@ -206,6 +242,7 @@ class _Walker:
                 subject_text=self._path(clause.text.strip()),
                 line=line,
                 cell=None,
+                key=(entity, attribute, group),
             )
 
     def _ordinal(self, item: Token, tokens: list[Token], index: int) -> Iterable[Fact]:
@@ -300,8 +337,16 @@ class _Walker:
                     if row_index == 0:  # a header cell is about itself, not its neighbours
                         cell_numbers = {number_term(cell, r) for r in readings}
                         qualifiers = words_of[column] | (cell_numbers - own)
+                        key = (_key_terms(words_of[column]), _key_terms(nearest), "")
                     else:
                         qualifiers = (key_terms - own) | column_terms | column_numbers | words
+                        # The row's key is the entity, the column the attribute; the group
+                        # is the table (its rows of this column, its columns of this row).
+                        key = (
+                            _key_terms(key_terms - own) | _key_terms(words),
+                            _key_terms(column_terms | column_numbers),
+                            f"table:{self.file}:{rows[0][0] + 1 + self.offset}",
+                        )
                     yield self._fact(
                         reading,
                         subject=qualifiers | described | headings | lead_in_terms,
@@ -313,13 +358,27 @@ class _Walker:
                         subject_text=self._path(key_text if row_index else "", column_header),
                         line=line,
                         cell=(row_index, column),
+                        key=key,
                     )
 
+    def _line(self, line: int) -> str:
+        return self.lines[line] if 0 <= line < len(self.lines) else ""
+
     def _fact(
-        self, reading: Reading, *, subject, qualifiers, context, subject_text, line, cell
+        self,
+        reading: Reading,
+        *,
+        subject,
+        qualifiers,
+        context,
+        subject_text,
+        line,
+        cell,
+        key=(frozenset(), frozenset(), ""),
     ) -> Fact:
         number = line + 1 + self.offset
-        text = self.lines[line] if 0 <= line < len(self.lines) else ""
+        text = self._line(line)
+        entity, attribute, group = key
         return Fact(
             value=reading.value,
             kind=reading.kind,
@@ -334,7 +393,19 @@ class _Walker:
             cell=cell,
             text=text,
             language=self.language,
+            entity=frozenset(entity),
+            attribute=frozenset(attribute),
+            group=group,
         )
+
+
+# What a key keeps of a fact's terms: words, weekdays and months and numbers of names; the
+# number's own conditions ("bound:", "incl:", "per:") are what it states, not what it is about.
+_CONDITION_MARKS = ("bound:", "incl:", "deadline:", "per:", "counts:", "#")
+
+
+def _key_terms(found: frozenset[str]) -> frozenset[str]:
+    return frozenset(t for t in found if not t.startswith(_CONDITION_MARKS))
 
 
 def table_header_line(fact: Fact) -> int | None:
@@ -377,6 +448,22 @@ def _label_terms(text: str, table_row: bool, language: str) -> frozenset[str]:
         if any(ch.isdigit() for ch in label) or len(label.split()) > _MAX_LABEL_WORDS:
             return frozenset()
     return frozenset(t for t in terms(label, language) if not is_marker(t))
+
+
+@lru_cache(maxsize=8192)
+def _label_key(text: str, language: str) -> frozenset[str]:
+    """A line's "Label:" or bold lead as a key: its terms, weekdays and months included
+    ("- Fredag: 10.00–17.00" is Friday's)."""
+    item = _LIST_MARKER.sub("", text)
+    label, colon, _ = item.partition(":")
+    if not colon:
+        bold = _BOLD_LEAD.match(item)
+        if bold is None:
+            return frozenset()
+        label = bold[1]
+    if any(ch.isdigit() for ch in label) or len(label.split()) > _MAX_LABEL_WORDS:
+        return frozenset()
+    return _key_terms(terms(label, language))
 
 
 def _key_end(cells: list[str]) -> int:

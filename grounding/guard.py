@@ -1,28 +1,55 @@
 """Stream an answer without leaking an unverified number.
 
 Pure: no ORM, no I/O. Prose goes out as it arrives, a whole word at a time;
-from the first number of a sentence on, the text is held until the sentence is
-complete, then its numbers are checked by ``AnswerChecker.check_sentence``
-(the function ``verify_answer`` uses) and the sentence is released, or the
-stream stops at the first unsupported number.
+from the first number or bracket of a sentence on, the text is held until the
+sentence is complete, then its numbers are checked against the facts they cite
+by ``CitedChecker.read_sentence`` (what ``verify_answer`` runs) and the sentence
+is released without its references, or the stream stops at the first number
+that fails. Each released number's fact is kept (``links``): the response says
+where each number of the answer comes from.
 
 | the sentence so far | released |
 |---|---|
 | words, no number | every complete word; the last one waits until a space or sign ends it (it may grow into "femhundra") |
-| a digit, a number word ("fem", "twenty", "halva"), a digit of another form ("²") | the text before it; the rest waits for the sentence's end and its check |
+| a digit, a number word ("fem", "twenty", "halva"), a digit of another form ("²"), a "[" or "【" (a reference or chunk marker) | the text before it; the rest waits for the sentence's end and its check, and goes out without references and chunk markers |
 | "en", "ett", "one" | waits for the next word: before a unit, currency, period or scale word it is a number (held as above), else it was an article and goes out |
 | an ordinal after "var", "varje", "every" ("var tolfte") | held as a number |
 """
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 
+from grounding.cited import CitedChecker, failure_reason
+from grounding.facts import Fact
 from grounding.lookup import FactLookup
 from grounding.numerals import ARTICLES, is_quantity_word, may_start_number
 from grounding.snippets import Snippet, UnsupportedNumber
-from grounding.verification import AnswerChecker, failure_reason, find_sentence_end
+from grounding.verification import find_sentence_end
 
-_DIGIT = re.compile(r"\d")
+_DIGIT = re.compile(r"\d|\[|【")
+
+
+@dataclass(frozen=True, slots=True)
+class NumberLink:
+    """A number of the released text and the fact it was checked against."""
+
+    start: int  # offsets in ``GuardedStream.released``
+    end: int
+    text: str
+    fact: Fact
+
+    def as_dict(self) -> dict:
+        return {
+            "start": self.start,
+            "end": self.end,
+            "text": self.text,
+            "file": self.fact.file,
+            "line": self.fact.line,
+            "fact": self.fact.fact_id,
+        }
+
+
 _SENTENCE_MARKS = frozenset(".!?\n")
 _WORD = re.compile(r"[^\W\d_]+")
 # Held back with the digits that follow them: "+46", "-5", "(08)", ".5".
@@ -35,8 +62,10 @@ class GuardedStream:
     def __init__(
         self, snippets: Sequence[Snippet], *, facts: FactLookup | None = None, question: str = ""
     ):
-        self.checker = AnswerChecker(snippets, facts=facts, question=question)
+        self.checker = CitedChecker(snippets, facts=facts, question=question)
         self.failed: UnsupportedNumber | None = None
+        self.links: list[NumberLink] = []
+        self._length = 0  # of everything released
         self._released: list[str] = []
         self._sentence = ""  # the sentence being received, released part included
         self._sent = 0  # how much of it has been released
@@ -98,11 +127,23 @@ class GuardedStream:
         self._sentence, self._sent, self._scan, self._holding = text, 0, 0, False
 
     def _close_sentence(self, sentence: str, out: list[str]) -> bool:
-        for check in self.checker.check_sentence(sentence):
+        clean, checks = self.checker.read_sentence(sentence)
+        for check in checks:
             if check.unsupported is not None:
                 self.failed = check.unsupported
                 return False
-        out.append(sentence[self._sent :])
+        # What was released of it holds no bracket: it reads the same without references.
+        start = self._length + sum(map(len, out)) - self._sent
+        for check in checks:
+            if check.fact is not None:
+                number = check.number
+                text = clean[number.start : number.end].rstrip(".,;:!?")
+                self.links.append(
+                    NumberLink(
+                        start + number.start, start + number.start + len(text), text, check.fact
+                    )
+                )
+        out.append(clean[self._sent :])
         return True
 
     def _release_prose(self, out: list[str]) -> None:
@@ -140,4 +181,5 @@ class GuardedStream:
         text = "".join(out)
         if text:
             self._released.append(text)
+            self._length += len(text)
         return text

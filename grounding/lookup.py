@@ -5,6 +5,7 @@ Pure: no ORM, no I/O. The index (built from the database) provides a
 ``FactTable`` from documents or retrieved snippets.
 """
 
+import re
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from typing import NamedTuple, Protocol
@@ -12,6 +13,7 @@ from typing import NamedTuple, Protocol
 from grounding.clauses import is_marker
 from grounding.facts import Fact, extract_facts, label_terms, table_header_line
 from grounding.snippets import Snippet
+from grounding.text import STOPWORDS
 
 
 class Group(NamedTuple):
@@ -47,6 +49,39 @@ class FactLookup(Protocol):
         """How many facts the KB has (what a check's cost grows with)."""
         ...
 
+    # -- facts as cards: a line's facts, a fact's group, its aliases ---------------
+
+    @property
+    def files(self) -> frozenset[str]:
+        return frozenset(self._by_file)
+
+    def on_line(self, file: str, line: int) -> Sequence[Fact]:
+        """The facts of one KB line (what a ``[PATH:LINE]`` reference points at)."""
+        return self._by_line.get((file, line), ())
+
+    def by_id(self, fact_id: str) -> Fact | None:
+        return self._by_id.get(fact_id)
+
+    def siblings(self, fact: Fact) -> list[tuple[Fact, frozenset[str]]]:
+        """The facts ``fact`` must be told apart from, each with the terms that name it and
+        not ``fact`` (see ``siblings_of``)."""
+        return siblings_of(
+            fact, self._by_group.get(fact.group, ()), self.on_line(fact.file, fact.line)
+        )
+
+    def aliases(self, fact: Fact) -> frozenset[str]:
+        """The fact's key in the KB's other language, where a line there states it too."""
+        return self._aliases.get(id(fact), frozenset())
+
+    def is_name(self, before: str, number: str, words: frozenset[str]) -> bool:
+        """Whether ``number``, after the word ``before`` among ``words`` (the words around it),
+        is a name of the KB's: "Zon 2" after "zon", "the 1-year fixed price" for "Fixed 1 year"
+        (the name's word before and after it both near it)."""
+        for word, after in self._name_phrases.get(number, ()):
+            if word == before.lower() or (after and word in words and after in words):
+                return True
+        return False
+
     def alternatives(self, term: str) -> Sequence[Group]:
         """The groups of parallel names ``term`` belongs to (see ``FactTable.alternatives``)."""
         ...
@@ -75,6 +110,19 @@ class FactTable:
         self._by_key = dict(by_key)
         self._by_file = dict(by_file)
         self._by_qualifier = dict(by_qualifier)
+        self._by_line: dict[tuple[str, int], list[Fact]] = defaultdict(list)
+        self._by_group: dict[str, list[Fact]] = defaultdict(list)
+        self._by_id: dict[str, Fact] = {}
+        for fact in self.facts:
+            self._by_line[fact.file, fact.line].append(fact)
+            if fact.group:
+                self._by_group[fact.group].append(fact)
+            self._by_id.setdefault(fact.fact_id, fact)
+        self._aliases = _aliases(self.facts)
+        self._name_phrases: dict[str, list[tuple[str, str]]] = defaultdict(list)
+        for text in dict.fromkeys(fact.text for fact in self.facts):
+            for before, number, after in _name_pairs(text):
+                self._name_phrases[number].append((before, after))
 
     def __len__(self) -> int:
         return len(self.facts)
@@ -119,6 +167,39 @@ class FactTable:
         a weekday, a region, a season); a verb or "pris" in a sentence does not.
         """
         return NAME_WEIGHT if term in self._names else 1.0
+
+    # -- facts as cards: a line's facts, a fact's group, its aliases ---------------
+
+    @property
+    def files(self) -> frozenset[str]:
+        return frozenset(self._by_file)
+
+    def on_line(self, file: str, line: int) -> Sequence[Fact]:
+        """The facts of one KB line (what a ``[PATH:LINE]`` reference points at)."""
+        return self._by_line.get((file, line), ())
+
+    def by_id(self, fact_id: str) -> Fact | None:
+        return self._by_id.get(fact_id)
+
+    def siblings(self, fact: Fact) -> list[tuple[Fact, frozenset[str]]]:
+        """The facts ``fact`` must be told apart from, each with the terms that name it and
+        not ``fact`` (see ``siblings_of``)."""
+        return siblings_of(
+            fact, self._by_group.get(fact.group, ()), self.on_line(fact.file, fact.line)
+        )
+
+    def aliases(self, fact: Fact) -> frozenset[str]:
+        """The fact's key in the KB's other language, where a line there states it too."""
+        return self._aliases.get(id(fact), frozenset())
+
+    def is_name(self, before: str, number: str, words: frozenset[str]) -> bool:
+        """Whether ``number``, after the word ``before`` among ``words`` (the words around it),
+        is a name of the KB's: "Zon 2" after "zon", "the 1-year fixed price" for "Fixed 1 year"
+        (the name's word before and after it both near it)."""
+        for word, after in self._name_phrases.get(number, ()):
+            if word == before.lower() or (after and word in words and after in words):
+                return True
+        return False
 
     def alternatives(self, term: str) -> Sequence[Group]:
         """The groups of parallel names with ``term`` in one of them.
@@ -175,3 +256,89 @@ def _names(fact: Fact) -> frozenset[str]:
     if fact.cell is not None:
         return fact.qualifiers
     return label_terms(fact)
+
+
+# -- groups, aliases and names ---------------------------------------------------------
+
+_NOT_A_NAME = ("bound:", "incl:", "deadline:", "per:", "counts:", "#")
+
+
+def _naming(found: frozenset[str]) -> frozenset[str]:
+    return frozenset(t for t in found if not t.startswith(_NOT_A_NAME))
+
+
+def siblings_of(
+    fact: Fact, group: Iterable[Fact], line: Iterable[Fact]
+) -> list[tuple[Fact, frozenset[str]]]:
+    """The parallel facts of ``fact`` and what names each of them and not ``fact``.
+
+    | fact | its siblings | what names a sibling |
+    |---|---|---|
+    | a table's body cell | the other rows of its column, the other columns of its row | the sibling's row key (same column) or column header (same row) |
+    | a number of a list or paragraph | the other numbers under its heading, its line's included | the sibling's key (its label, or its clause's words) |
+
+    A sibling that states the same value is none (two plans with one price). The terms the
+    fact's own key or subject has are never a sibling's name.
+    """
+    own = fact.key | fact.subject
+    found: dict[int, tuple[Fact, frozenset[str]]] = {}
+
+    def add(other: Fact, names: frozenset[str]) -> None:
+        names = _naming(names) - own
+        if other is not fact and other.value != fact.value and names:
+            found.setdefault(id(other), (other, names))
+
+    if fact.cell is not None and fact.cell[0] > 0:
+        row, column = fact.cell
+        for other in group:
+            if other.cell is None or other.cell[0] == 0:
+                continue
+            if other.cell[1] == column and other.cell[0] != row:
+                add(other, other.entity)
+            elif other.cell[0] == row and other.cell[1] != column:
+                add(other, other.attribute)
+    elif fact.cell is None:
+        for other in (*group, *line):
+            if other.cell is None:
+                add(other, other.key)
+    return list(found.values())
+
+
+def _aliases(facts: Sequence[Fact]) -> dict[int, frozenset[str]]:
+    """For each fact, the keys of the facts in another language that state its value alike
+    (same value, kind, unit and period): the KB's own pages restating it."""
+    by_value: dict[tuple, list[Fact]] = defaultdict(list)
+    for fact in facts:
+        by_value[fact.value, fact.kind, fact.unit, fact.period].append(fact)
+    aliases: dict[int, frozenset[str]] = {}
+    for same in by_value.values():
+        languages = {fact.language for fact in same}
+        if len(languages) < 2:
+            continue
+        for fact in same:
+            others = [other.key for other in same if other.language != fact.language]
+            aliases[id(fact)] = _naming(frozenset().union(*others))
+    return aliases
+
+
+# A name written with a number: a capitalised word right before it, and the word after it
+# ("Zon 2", "Fixed 3 years", "iPhone 17"), or letters and digits glued ("SE4", "5G").
+_NAME_PAIR = re.compile(
+    r"\b([^\W\d_][\w]*)[ \u00a0-](\d{1,4})\b(?![.,:]\d)(?:[ \u00a0-]([^\W\d_]+))?"
+)
+_GLUED = re.compile(r"\b(?:([^\W\d_]+)(\d{1,4})|(\d{1,4})([^\W\d_]+))\b")
+
+
+def _name_pairs(text: str) -> frozenset[tuple[str, str, str]]:
+    """(word before, number, word after) of every name of ``text`` written with a number."""
+    found = set()
+    for match in _NAME_PAIR.finditer(text):
+        word = match[1]
+        if any(ch.isupper() for ch in word) and word.lower() not in STOPWORDS:
+            found.add((word.lower(), str(int(match[2])), (match[3] or "").lower()))
+    for match in _GLUED.finditer(text):
+        if match[1]:
+            found.add((match[1].lower(), str(int(match[2])), ""))
+        else:
+            found.add((match[4].lower(), str(int(match[3])), ""))
+    return frozenset(found)

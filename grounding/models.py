@@ -124,6 +124,24 @@ class KBFact(models.Model):
     )
     text = models.TextField(help_text="The line the number is on.")
     language = models.CharField(max_length=2, choices=Language.choices, default=Language.SWEDISH)
+    fact_id = models.CharField(
+        "id",
+        max_length=12,
+        db_index=True,
+        default="",
+        help_text='Stable while its line and value are: what a generator cites ("F:3f513e88").',
+    )
+    entity = models.JSONField(
+        default=list, blank=True, help_text="What it is about: the row key, label or heading."
+    )
+    attribute = models.JSONField(
+        default=list, blank=True, help_text="Which of its entity's values: the column or label."
+    )
+    group = models.CharField(
+        max_length=500,
+        blank=True,
+        help_text="The parallel facts it must be told apart from (its table, its section).",
+    )
 
     class Meta:
         ordering = ["document", "ordinal"]
@@ -142,6 +160,11 @@ class KBFact(models.Model):
 
     def __str__(self) -> str:
         return f"{self.value} ({self.kind}) at {self.document.path}:{self.line}"
+
+    @property
+    def needs_key(self) -> bool:
+        """No row key, label, heading or column says what it is about: an editor should."""
+        return not (self.entity or self.attribute)
 
 
 class KBIndexState(models.Model):

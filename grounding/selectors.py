@@ -89,6 +89,9 @@ _FACT_FIELDS = (
     "cell_column",
     "text",
     "language",
+    "entity",
+    "attribute",
+    "group",
 )
 
 
@@ -112,6 +115,9 @@ def _load_facts() -> list[Fact]:
             cell=None if row is None else (row, column),
             text=text,
             language=language,
+            entity=frozenset(entity),
+            attribute=frozenset(attribute),
+            group=group,
         )
         for (
             value,
@@ -128,6 +134,9 @@ def _load_facts() -> list[Fact]:
             column,
             text,
             language,
+            entity,
+            attribute,
+            group,
         ) in rows
     ]
 

@@ -301,6 +301,10 @@ def fact_fields(fact: Fact) -> dict:
         "cell_column": column,
         "text": fact.text,
         "language": fact.language,
+        "fact_id": fact.fact_id,
+        "entity": sorted(fact.entity),
+        "attribute": sorted(fact.attribute),
+        "group": fact.group[:500],
     }
 
 
