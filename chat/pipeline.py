@@ -188,7 +188,9 @@ class Turn:
             yield self._finish(Response(text, self.message_id, False, Status.NO_SUPPORT))
             return
 
-        guard = GuardedStream(result.snippets, facts=index.facts, question=self.question)
+        guard = GuardedStream(
+            result.snippets, facts=index.facts, question=self.question, cards=result.cards
+        )
         # A check's cost grows with the KB's like facts; on a small KB a thread hop would
         # cost more than the check.
         offload = len(index.facts) > self.services.verify_in_thread_above

@@ -31,7 +31,7 @@ from grounding.facts import Fact
 from grounding.lookup import FactLookup, FactTable
 from grounding.notation import Kind
 from grounding.numerals import spelled_out
-from grounding.references import Reference, strip_references
+from grounding.references import QUESTION, Reference, strip_references
 from grounding.rule import (
     SUBJECT_MISMATCH,
     could_be_stated_from,
@@ -91,7 +91,12 @@ class CitedChecker:
     """
 
     def __init__(
-        self, snippets: Sequence[Snippet], *, facts: FactLookup | None = None, question: str = ""
+        self,
+        snippets: Sequence[Snippet],
+        *,
+        facts: FactLookup | None = None,
+        question: str = "",
+        cards: Sequence[Fact] = (),
     ):
         self.snippets = tuple(snippets)
         self.facts = facts if facts is not None else FactTable.from_snippets(self.snippets)
@@ -107,6 +112,8 @@ class CitedChecker:
         for snippet in self.snippets:
             for number, _ in snippet.lines():
                 self._retrieved.setdefault((snippet.file, number), snippet.score)
+        for card in cards:  # the generator got these facts' lines too
+            self._retrieved.setdefault((card.file, card.line), 0.0)
         self._files = self.facts.files | {file for file, _ in self._retrieved}
         self._checked: dict[str, tuple[str, list[NumberCheck]]] = {}
 
@@ -210,9 +217,9 @@ class CitedChecker:
     def _bound_to(self, claim: Claim, fact: Fact, stated: frozenset[str]) -> str | None:
         """Rows 4 and 5: None when the claim is about the fact, else the reason.
 
-        A sibling is named when the claim's clause names it and nothing of the fact's key
-        that the sibling's lacks; a sibling whose value the sentence states too is named for
-        that number.
+        A sibling is named when the claim's clause names it more than it names what the
+        fact's key has and the sibling's lacks (a name counts twice another word); a sibling
+        whose value the sentence states too is named for that number.
         """
         said = claim.subject | self.question_terms
         key = _naming(fact.key | self.facts.aliases(fact))
@@ -225,9 +232,13 @@ class CitedChecker:
             if sibling.value in stated or not could_be_stated_from(claim, sibling):
                 continue
             own = key - sibling.key
-            if any(names & words and not own & words for words in places):
+            if any(self._weight(names & words) > self._weight(own & words) for words in places):
                 return SUBJECT_MISMATCH
         return None
+
+    def _weight(self, found: frozenset[str]) -> float:
+        """Names (a label, a row key, a column) count twice a verb or "pris"."""
+        return sum(self.facts.weight(term) for term in found)
 
     def _is_name(
         self, claim: Claim, sentence: str, reference: Reference | None, claims: Sequence[Claim]
@@ -278,10 +289,11 @@ class CitedChecker:
         no number is grounded on what was retrieved, and unsupported without it."""
         citations: dict[Citation, None] = {}
         unsupported: list[UnsupportedNumber] = []
-        checked_any = False
+        checked_any = from_question = False
         for sentence in split_sentences(answer):
             for check in self.check_sentence(sentence):
                 checked_any = True
+                from_question |= check.reference == QUESTION
                 if check.unsupported is not None:
                     unsupported.append(check.unsupported)
                 elif check.citation is not None:
@@ -289,6 +301,9 @@ class CitedChecker:
         if unsupported:
             top = _best_lines(answer, self.snippets[:MAX_FAILURE_CITATIONS])
             return Verdict(False, top, unsupported, failure_reason(unsupported[0]))
+        if from_question and not citations:
+            # Only the question's own numbers: the answer is grounded in nothing of the KB.
+            return Verdict(False, [], [], NO_SUPPORT)
         if not checked_any:
             if not self.snippets:
                 return Verdict(False, [], [], NO_SUPPORT)
@@ -380,6 +395,7 @@ def verify_cited(
     *,
     facts: FactLookup | None = None,
     question: str = "",
+    cards: Sequence[Fact] = (),
 ) -> Verdict:
     """Whether every number of ``answer`` is stated by the fact it cites, about its subject."""
-    return CitedChecker(snippets, facts=facts, question=question).verdict(answer)
+    return CitedChecker(snippets, facts=facts, question=question, cards=cards).verdict(answer)

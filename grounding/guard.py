@@ -60,9 +60,14 @@ class GuardedStream:
     """Feed the LLM's deltas in; get back only what is safe to send."""
 
     def __init__(
-        self, snippets: Sequence[Snippet], *, facts: FactLookup | None = None, question: str = ""
+        self,
+        snippets: Sequence[Snippet],
+        *,
+        facts: FactLookup | None = None,
+        question: str = "",
+        cards: Sequence[Fact] = (),
     ):
-        self.checker = CitedChecker(snippets, facts=facts, question=question)
+        self.checker = CitedChecker(snippets, facts=facts, question=question, cards=cards)
         self.failed: UnsupportedNumber | None = None
         self.links: list[NumberLink] = []
         self._length = 0  # of everything released

@@ -13,6 +13,7 @@ from typing import NamedTuple, Protocol
 from grounding.clauses import is_marker
 from grounding.facts import Fact, extract_facts, label_terms, table_header_line
 from grounding.snippets import Snippet
+from grounding.terms import terms
 from grounding.text import STOPWORDS
 
 
@@ -49,38 +50,26 @@ class FactLookup(Protocol):
         """How many facts the KB has (what a check's cost grows with)."""
         ...
 
-    # -- facts as cards: a line's facts, a fact's group, its aliases ---------------
+    # -- facts as cards (``FactTable``'s docstrings say what each returns) ----------
 
     @property
-    def files(self) -> frozenset[str]:
-        return frozenset(self._by_file)
+    def files(self) -> frozenset[str]: ...
 
-    def on_line(self, file: str, line: int) -> Sequence[Fact]:
-        """The facts of one KB line (what a ``[PATH:LINE]`` reference points at)."""
-        return self._by_line.get((file, line), ())
+    def on_line(self, file: str, line: int) -> Sequence[Fact]: ...
 
-    def by_id(self, fact_id: str) -> Fact | None:
-        return self._by_id.get(fact_id)
+    def by_id(self, fact_id: str) -> Fact | None: ...
 
-    def siblings(self, fact: Fact) -> list[tuple[Fact, frozenset[str]]]:
-        """The facts ``fact`` must be told apart from, each with the terms that name it and
-        not ``fact`` (see ``siblings_of``)."""
-        return siblings_of(
-            fact, self._by_group.get(fact.group, ()), self.on_line(fact.file, fact.line)
-        )
+    def siblings(self, fact: Fact) -> list[tuple[Fact, frozenset[str]]]: ...
 
-    def aliases(self, fact: Fact) -> frozenset[str]:
-        """The fact's key in the KB's other language, where a line there states it too."""
-        return self._aliases.get(id(fact), frozenset())
+    def aliases(self, fact: Fact) -> frozenset[str]: ...
 
-    def is_name(self, before: str, number: str, words: frozenset[str]) -> bool:
-        """Whether ``number``, after the word ``before`` among ``words`` (the words around it),
-        is a name of the KB's: "Zon 2" after "zon", "the 1-year fixed price" for "Fixed 1 year"
-        (the name's word before and after it both near it)."""
-        for word, after in self._name_phrases.get(number, ()):
-            if word == before.lower() or (after and word in words and after in words):
-                return True
-        return False
+    def is_name(self, before: str, number: str, words: frozenset[str]) -> bool: ...
+
+    def keyed_by(self, term: str) -> Sequence[Fact]: ...
+
+    def of_kind(self, kind: str) -> Sequence[Fact]: ...
+
+    def translations(self, term: str) -> frozenset[str]: ...
 
     def alternatives(self, term: str) -> Sequence[Group]:
         """The groups of parallel names ``term`` belongs to (see ``FactTable.alternatives``)."""
@@ -118,7 +107,27 @@ class FactTable:
             if fact.group:
                 self._by_group[fact.group].append(fact)
             self._by_id.setdefault(fact.fact_id, fact)
-        self._aliases = _aliases(self.facts)
+        self._twins = _twins(self.facts)
+        self._aliases = {
+            key: _naming(frozenset().union(*(twin.key for twin in twins)))
+            for key, twins in self._twins.items()
+        }
+        self._by_key_term: dict[str, list[Fact]] = defaultdict(list)
+        self._by_kind: dict[str, list[Fact]] = defaultdict(list)
+        translations: dict[str, set[str]] = defaultdict(set)
+        for fact in self.facts:
+            self._by_kind[str(fact.kind)].append(fact)
+            for term in fact.key | self._aliases.get(id(fact), frozenset()):
+                self._by_key_term[term].append(fact)
+            for twin in self._twins.get(id(fact), ()):
+                for term in _naming(twin.key) - fact.key:
+                    translations[term].update(_naming(fact.key) - twin.key)
+        self._translations = {term: frozenset(found) for term, found in translations.items()}
+        # Sections under one parent heading ("## Plus", "## Max"): their facts are parallel.
+        self._parallel: dict[str, list[Fact]] = defaultdict(list)
+        for fact in self.facts:
+            if fact.cell is None and fact.group:
+                self._parallel[_parent(fact.group)].append(fact)
         self._name_phrases: dict[str, list[tuple[str, str]]] = defaultdict(list)
         for text in dict.fromkeys(fact.text for fact in self.facts):
             for before, number, after in _name_pairs(text):
@@ -183,14 +192,35 @@ class FactTable:
 
     def siblings(self, fact: Fact) -> list[tuple[Fact, frozenset[str]]]:
         """The facts ``fact`` must be told apart from, each with the terms that name it and
-        not ``fact`` (see ``siblings_of``)."""
+        not ``fact`` (see ``siblings_of``); a fact the KB's other language restates has its
+        twin's siblings too ("Home Mellan ... SEK 1,500" is told from "Hem Total")."""
+        found = self._siblings(fact)
+        own = fact.key | fact.subject
+        for twin in self._twins.get(id(fact), ()):
+            found += [(other, names - own) for other, names in self._siblings(twin) if names - own]
+        return found
+
+    def _siblings(self, fact: Fact) -> list[tuple[Fact, frozenset[str]]]:
+        parallel = self._parallel.get(_parent(fact.group), ()) if fact.cell is None else ()
         return siblings_of(
-            fact, self._by_group.get(fact.group, ()), self.on_line(fact.file, fact.line)
+            fact, self._by_group.get(fact.group, ()), self.on_line(fact.file, fact.line), parallel
         )
 
     def aliases(self, fact: Fact) -> frozenset[str]:
         """The fact's key in the KB's other language, where a line there states it too."""
         return self._aliases.get(id(fact), frozenset())
+
+    def keyed_by(self, term: str) -> Sequence[Fact]:
+        """The facts whose key or alias has ``term``."""
+        return self._by_key_term.get(term, ())
+
+    def of_kind(self, kind: str) -> Sequence[Fact]:
+        return self._by_kind.get(kind, ())
+
+    def translations(self, term: str) -> frozenset[str]:
+        """What ``term`` is in the KB's other language, as its pages in both say: the key
+        terms of the facts whose twins have it (a fact stated alike in both languages)."""
+        return self._translations.get(term, frozenset())
 
     def is_name(self, before: str, number: str, words: frozenset[str]) -> bool:
         """Whether ``number``, after the word ``before`` among ``words`` (the words around it),
@@ -268,7 +298,7 @@ def _naming(found: frozenset[str]) -> frozenset[str]:
 
 
 def siblings_of(
-    fact: Fact, group: Iterable[Fact], line: Iterable[Fact]
+    fact: Fact, group: Iterable[Fact], line: Iterable[Fact], parallel: Iterable[Fact] = ()
 ) -> list[tuple[Fact, frozenset[str]]]:
     """The parallel facts of ``fact`` and what names each of them and not ``fact``.
 
@@ -276,6 +306,7 @@ def siblings_of(
     |---|---|---|
     | a table's body cell | the other rows of its column, the other columns of its row | the sibling's row key (same column) or column header (same row) |
     | a number of a list or paragraph | the other numbers under its heading, its line's included | the sibling's key (its label, or its clause's words) |
+    | the same, in one of several sections under one heading ("## Plus", "## Max") | the numbers of the other sections whose key shares a term with its key ("Bindningstid") | the sibling's heading |
 
     A sibling that states the same value is none (two plans with one price). The terms the
     fact's own key or subject has are never a sibling's name.
@@ -301,24 +332,37 @@ def siblings_of(
         for other in (*group, *line):
             if other.cell is None:
                 add(other, other.key)
+        for other in parallel:
+            if other.group != fact.group and _naming(other.key) & _naming(fact.key):
+                add(other, _heading_terms(other))
     return list(found.values())
 
 
-def _aliases(facts: Sequence[Fact]) -> dict[int, frozenset[str]]:
-    """For each fact, the keys of the facts in another language that state its value alike
-    (same value, kind, unit and period): the KB's own pages restating it."""
+def _parent(group: str) -> str:
+    """A section's parent: its group without the last heading."""
+    head, _, _ = group.rpartition(" > ")
+    return head
+
+
+def _heading_terms(fact: Fact) -> frozenset[str]:
+    """The terms of the fact's own (last) heading."""
+    _, _, last = fact.group.rpartition(" > ")
+    return terms(last, fact.language) if last else frozenset()
+
+
+def _twins(facts: Sequence[Fact]) -> dict[int, tuple[Fact, ...]]:
+    """For each fact, the facts in another language that state its value alike (same value,
+    kind, unit and period): the KB's own pages restating it. Their keys are its aliases."""
     by_value: dict[tuple, list[Fact]] = defaultdict(list)
     for fact in facts:
         by_value[fact.value, fact.kind, fact.unit, fact.period].append(fact)
-    aliases: dict[int, frozenset[str]] = {}
+    twins: dict[int, tuple[Fact, ...]] = {}
     for same in by_value.values():
-        languages = {fact.language for fact in same}
-        if len(languages) < 2:
+        if len({fact.language for fact in same}) < 2:
             continue
         for fact in same:
-            others = [other.key for other in same if other.language != fact.language]
-            aliases[id(fact)] = _naming(frozenset().union(*others))
-    return aliases
+            twins[id(fact)] = tuple(other for other in same if other.language != fact.language)
+    return twins
 
 
 # A name written with a number: a capitalised word right before it, and the word after it

@@ -9,6 +9,8 @@ from dataclasses import dataclass, field
 
 from django.conf import settings
 
+from grounding.cards import fact_cards
+from grounding.facts import Fact
 from grounding.index import KBIndex
 from grounding.snippets import Snippet
 from grounding.text import words
@@ -40,6 +42,7 @@ class RetrievalResult:
     snippets: list[Snippet] = field(default_factory=list)
     category: str | None = None
     query: str = ""  # the query actually searched (the previous one for a follow-up)
+    cards: list[Fact] = field(default_factory=list)  # facts the question names (grounding.cards)
 
 
 def is_follow_up(text: str) -> bool:
@@ -71,4 +74,5 @@ def retrieve(
     threshold = settings.RETRIEVAL_RELATIVE_THRESHOLD if threshold is None else threshold
     category = index.detect_category(query)
     snippets = index.search(query, top_k=top_k, threshold=threshold, category=category)
-    return RetrievalResult(snippets=snippets, category=category, query=query)
+    cards = fact_cards(index.facts, query, snippets) if snippets else []
+    return RetrievalResult(snippets=snippets, category=category, query=query, cards=cards)

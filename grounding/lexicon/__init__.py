@@ -57,6 +57,7 @@ class Lexicon:
     rate_words: tuple[str, ...]  # "avgift", "fee": a compound's tail that makes its head a period
     counted_by: dict[str, str]  # "st" -> "styck": what "per"/"/" counts by, written out
     list_joiners: tuple[str, ...]  # "och", "and": the last item of a list ("24, 25 och 26 maj")
+    kind_words: dict[str, str]  # "ring", "call": a question asking for a kind of number
 
 
 def _lexicon(module: ModuleType) -> Lexicon:
@@ -105,6 +106,7 @@ def _lexicon(module: ModuleType) -> Lexicon:
         rate_words=tuple(module.RATE_WORDS),
         counted_by=module.COUNTED_BY,
         list_joiners=tuple(module.LIST_JOINERS),
+        kind_words=module.KIND_WORDS,
     )
 
 

@@ -90,3 +90,9 @@ RATE_WORDS = ("fee", "price", "cost", "rate", "rent", "charge")
 
 # Abbreviations of what a price counts by ("SEK 5/pc" is "per piece").
 COUNTED_BY = {"pc": "piece", "pcs": "piece", "pce": "piece", "ea": "each"}
+
+# Words of a question that ask for a kind of number (fact cards, grounding.cards).
+KIND_WORDS = {
+    "call": "phone", "phone": "phone", "number": "phone", "dial": "phone", "reach": "phone",
+    "open": "time_range", "hours": "time_range", "opens": "time", "closes": "time",
+}  # fmt: skip

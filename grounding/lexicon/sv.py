@@ -94,3 +94,10 @@ RATE_WORDS = ("avgift", "pris", "kostnad", "hyra", "taxa", "premie", "lön", "er
 
 # Abbreviations of what a price counts by ("49,50 kr/st" is "per styck").
 COUNTED_BY = {"st": "styck", "stk": "styck", "pers": "person"}
+
+# Words of a question that ask for a kind of number (fact cards, grounding.cards).
+KIND_WORDS = {
+    "ring": "phone", "ringa": "phone", "ringer": "phone", "telefon": "phone",
+    "telefonnummer": "phone", "nummer": "phone", "numret": "phone", "nå": "phone",
+    "öppet": "time_range", "öppettider": "time_range", "öppnar": "time", "stänger": "time",
+}  # fmt: skip
