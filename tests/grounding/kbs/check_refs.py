@@ -1,0 +1,383 @@
+#!/usr/bin/env python3
+"""Check the referenced answers (cases_ref.jsonl) of every KB folder beside this script.
+
+(Adapted copy of ../shared/grounding-dev/check_refs.py for the product's own KBs in
+tests/grounding/kbs/: it walks the KB folders beside it; NAMES and HAND hold this set's
+entries; NUMBER_WORDS also knows the compound numerals and the ordinals these KBs' `number_word`
+cases write, "fyrtiofem", "tjugofyra", "twenty-one", "var tredje år".)
+
+The format is described in REFERENCED.md. For every folder that holds a cases.jsonl this
+script checks its cases_ref.jsonl:
+
+- every line is JSON with exactly the fields question, answer, expect, kind, source;
+- every case of cases.jsonl appears: once, or twice for a swap kind (a kind with "swapped"
+  in its name), as <kind>_cited_source and <kind>_cited_true; question and expect are the
+  case's, and the answer with its references removed is byte-identical to the case's answer;
+- every reference [PATH:LINE] names an existing KB file (a *.md of the folder) and a
+  non-empty line of it; [Q] is the question;
+- every number of an answer (digits, or a number word) carries a reference: it is followed by
+  one before the next reference, and the reference sits right after it (its unit, period or
+  bound words), before the punctuation that ends the clause; numbers that are part of a name
+  or code (NAMES below, and digits glued to letters such as SE4 or 5G) take no reference;
+- in a grounded answer, every number's digits occur on the referenced line (on the question
+  for [Q]): spaces and digit grouping removed, decimal comma = decimal point, trailing
+  decimal zeros and leading zeros dropped, clock times H:MM = H.MM, phone numbers compared
+  as digits without the +46 / 0 prefix, a 12-hour time ("8 pm") matched only by the same
+  12-hour form; or the number is listed in HAND below, with its reference: a number in
+  words or a notation variant (12/24-hour clock, month names, scale words) checked by hand.
+  A [Q] is checked the same way against the question, in withheld answers too.
+
+It prints per folder the counts by expect and kind and exits 1 on any problem.
+Usage: python3 check_refs.py [-v] [KB ...]   (-v also lists every reference; KBs: only those folders)
+"""
+import json
+import os
+import re
+import sys
+from collections import Counter
+from decimal import Decimal, InvalidOperation
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+FIELDS = ["question", "answer", "expect", "kind", "source"]
+REF_RE = re.compile(r" \[(Q|[^\[\]\s]+:[0-9]+)\]")
+TOKEN_RE = re.compile(r"(?<![0-9])[0-9]+(?:[ \u00a0][0-9]{3}(?![0-9])|[.,:][0-9]+)*")
+PHONE_RE = re.compile(r"\+?[0-9][0-9 \-]{4,}[0-9]")
+ORDINAL_SUFFIX = re.compile(r"(st|nd|rd|th)(?![A-Za-z])")
+_SV_NUM = (r"(?:två|tre|fyra|fem|sex|sju|åtta|nio|tio|elva|tolv|tretton|fjorton|femton|sexton|"
+           r"sjutton|arton|nitton|tjugo|trettio|fyrtio|femtio|sextio|sjuttio|åttio|nittio|hundra|"
+           r"tusen|en|ett)")
+_EN_UNIT = r"(?:one|two|three|four|five|six|seven|eight|nine)"
+NUMBER_WORDS = re.compile(
+    r"\b(?:(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:-" + _EN_UNIT + r")?|"
+    r"two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|"
+    r"sixteen|seventeen|eighteen|nineteen|hundred|thousand|millions?|"
+    r"third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|"
+    r"tredje|fjärde|femte|sjätte|sjunde|åttonde|nionde|tionde|miljon|miljoner|"
+    r"(?!(?:en|ett)\b)" + _SV_NUM + r"+(?<!\ben)(?<!\bett))\b",
+    re.IGNORECASE,
+)
+AMPM_RE = re.compile(r"\s?([ap])\.?m\.?(?![A-Za-z])", re.IGNORECASE)
+SENTENCE_END = re.compile(r"[,;!?]|\.(\s|$)")
+MAX_GAP = 16        # characters allowed between two numbers that share one reference
+MAX_TRAIL = 40      # characters allowed between a number and its reference
+
+# Numbers that are part of a name or code: no reference.
+NAMES = {
+    "*": [r"\b[Zz]one? [0-9]+\b", r"\b[Zz]on [0-9]+\b"],
+    # NAMES BEGIN
+    # NAMES END
+}
+
+# Numbers checked by hand: (source line in cases.jsonl, number as written in the answer)
+# -> (the reference it must carry, what was checked on that line). Only grounded answers and [Q] references need these (the lines cited by
+# withheld answers are not digit-checked). An entry that no answer needs is reported.
+HAND = {
+    # HAND BEGIN
+    "apotek": {
+        (21, "2026-10-13"): ("halsotjanster.md:28", "month as a name vs digits: 'Säsongens influensavaccinering startar den 13 oktober 2026 och pågår s'"),
+        (23, "2026-10-05 till 2026-10-11"): ("kundklubb.md:28", "month as a name vs digits: '| Dubbel bonus, höst | 5–11 oktober 2026 | 5 % | 9 % |'"),
+        (43, "16–19"): ("english/information-in-english.md:3", "12-hour vs 24-hour clock: 'Vallmo Apotek is an independent pharmacy with three shops in Skåne (Lu'"),
+        (44, "fjorton"): ("recept-och-hogkostnadsskydd.md:7", "number word: 'Om ett läkemedel inte finns i lager beställer vi hem det. Det kommer o'"),
+        (45, "fem"): ("halsotjanster.md:20", "number word: 'Mätningen tar cirka en kvart. Du får sitta still och vila i fem minute'"),
+        (45, "tre"): ("halsotjanster.md:20", "number word: 'Mätningen tar cirka en kvart. Du får sitta still och vila i fem minute'"),
+        (46, "tredje"): ("halsotjanster.md:32", "number word: 'Grundvaccinationen består av tre doser. Dos 2 ges 1–3 månader efter do'"),
+        (47, "tjugofyra"): ("vanliga-fragor.md:22", "number word: 'Presentkort gäller i 24 månader från inköpsdagen och kan användas i al'"),
+        (48, "fyrtiofem"): ("halsotjanster.md:14", "number word: '| Resevaccinationsrådgivning | 350 | 350 | 45 | Lund |'"),
+    },
+    # HAND END
+}
+
+
+def values(tok):
+    """Canonical numeric readings of a token such as '14 490', '3,50', '1,269', '08:00'."""
+    t = tok.replace("\u00a0", " ").replace(" ", "").replace(":", ".")
+    out = set()
+    seps = [i for i, c in enumerate(t) if c in ".,"]
+    cands = []
+    if not seps:
+        cands.append(t)
+    else:
+        digits = re.sub(r"[.,]", "", t)
+        groups = re.split(r"[.,]", t)
+        if all(len(g) == 3 for g in groups[1:]):
+            cands.append(digits)                        # all separators are grouping
+        last = seps[-1]
+        cands.append(re.sub(r"[.,]", "", t[:last]) + "." + t[last + 1:])  # last one is decimal
+    for c in cands:
+        try:
+            d = Decimal(c)
+        except InvalidOperation:
+            continue
+        out.add(format(d.normalize(), "f") if d != 0 else "0")
+    return out
+
+
+def phone_key(run):
+    digits = re.sub(r"[^0-9]", "", run)
+    if run.startswith("+") and digits.startswith("46"):
+        return digits[2:]
+    if digits.startswith("0"):
+        return digits[1:]
+    return digits
+
+
+def phone_runs(text):
+    """(start, end, key) of phone-like runs: at least 7 digits, written with + or - or spaced groups."""
+    runs = []
+    for m in PHONE_RE.finditer(text):
+        s = m.group(0).rstrip(" -")
+        nd = len(re.sub(r"[^0-9]", "", s))
+        if nd >= 7 and ("+" in s or "-" in s or re.search(r"[0-9] [0-9]{2}(?![0-9])", s)):
+            runs.append((m.start(), m.start() + len(s), phone_key(s)))
+    return runs
+
+
+def name_spans(text, folder):
+    spans = []
+    for pat in NAMES["*"] + NAMES.get(folder, []):
+        for m in re.finditer(pat, text):
+            spans.append((m.start(), m.end()))
+    return spans
+
+
+def number_tokens(text, folder):
+    """(start, end, token) of the numbers of a text, names and codes left out."""
+    names = name_spans(text, folder)
+    toks = []
+    for m in TOKEN_RE.finditer(text):
+        s, e = m.start(), m.end()
+        if s > 0 and text[s - 1].isalpha():
+            continue                                   # SE4, E5 ...: a code
+        if e < len(text) and text[e].isalpha() and not ORDINAL_SUFFIX.match(text, e):
+            continue                                   # 5G ...: a code
+        if any(a <= s and e <= b for a, b in names):
+            continue
+        toks.append((s, e, m.group(0)))
+    return toks
+
+
+def word_numbers(text, folder):
+    names = name_spans(text, folder)
+    return [(m.start(), m.end(), m.group(0)) for m in NUMBER_WORDS.finditer(text)
+            if not any(a <= m.start() and m.end() <= b for a, b in names)]
+
+
+def clock_tag(text, end):
+    """'am' or 'pm' when a 12-hour clock word follows the number ending at end."""
+    m = AMPM_RE.match(text, end)
+    return m.group(1)[0].lower() + "m" if m else ""
+
+
+def token_values(text, s, e, tok):
+    """Readings of an answer's number; '8 pm' reads as '8pm' only, never as 8."""
+    tag = clock_tag(text, e)
+    return {v + tag for v in values(tok)} if tag else values(tok)
+
+
+def line_values(text):
+    vals = set()
+    for m in TOKEN_RE.finditer(text):
+        vals |= values(m.group(0))
+        tag = clock_tag(text, m.end())
+        if tag:
+            vals |= {v + tag for v in values(m.group(0))}
+    for m in re.finditer(r"[0-9]+(?:[.,][0-9]+)?", text):
+        vals |= values(m.group(0))
+    return vals, {k for _, _, k in phone_runs(text)}
+
+
+def load_kb(folder_path):
+    kb = {}
+    for root, dirs, files in os.walk(folder_path):
+        dirs.sort()
+        for f in sorted(files):
+            if f.endswith(".md"):
+                p = os.path.join(root, f)
+                rel = os.path.relpath(p, folder_path).replace(os.sep, "/")
+                with open(p, encoding="utf-8") as fh:
+                    kb[rel] = fh.read().split("\n")
+                if kb[rel] and kb[rel][-1] == "":
+                    kb[rel].pop()
+    return kb
+
+
+def check_folder(folder, verbose=False):
+    path = os.path.join(HERE, folder)
+    problems = []
+    kb = load_kb(path)
+    with open(os.path.join(path, "cases.jsonl"), encoding="utf-8") as fh:
+        cases = [json.loads(l) for l in fh if l.strip()]
+    ref_path = os.path.join(path, "cases_ref.jsonl")
+    if not os.path.exists(ref_path):
+        return [f"{folder}: cases_ref.jsonl missing"], Counter(), Counter()
+    with open(ref_path, encoding="utf-8") as fh:
+        rows = [l for l in fh if l.strip()]
+    hand = HAND.get(folder, {})
+    used_hand = set()
+    seen = Counter()
+    counts = Counter()
+    refcount = Counter()
+    for n, raw in enumerate(rows, 1):
+        where = f"{folder}/cases_ref.jsonl:{n}"
+        try:
+            r = json.loads(raw)
+        except ValueError as e:
+            problems.append(f"{where}: not JSON ({e})")
+            continue
+        if list(r) != FIELDS:
+            problems.append(f"{where}: fields {list(r)} != {FIELDS}")
+            continue
+        src = r["source"]
+        if not isinstance(src, int) or not 1 <= src <= len(cases):
+            problems.append(f"{where}: source {src!r} is not a line of cases.jsonl")
+            continue
+        case = cases[src - 1]
+        base = case["kind"]
+        swap = "swapped" in base
+        if swap:
+            if r["kind"] not in (base + "_cited_source", base + "_cited_true"):
+                problems.append(f"{where}: kind {r['kind']} for swap kind {base}")
+        elif r["kind"] != base:
+            problems.append(f"{where}: kind {r['kind']} != {base}")
+        seen[(src, r["kind"])] += 1
+        if r["question"] != case["question"]:
+            problems.append(f"{where}: question differs from cases.jsonl:{src}")
+        if r["expect"] != case["expect"]:
+            problems.append(f"{where}: expect differs from cases.jsonl:{src}")
+        ans = r["answer"]
+        stripped = REF_RE.sub("", ans)
+        if stripped != case["answer"]:
+            problems.append(f"{where}: answer without references differs from cases.jsonl:{src}:\n"
+                            f"    {stripped!r}\n    {case['answer']!r}")
+        if re.search(r"\[(?!Q\])", REF_RE.sub("", ans)) or "[Q]" in REF_RE.sub("", ans):
+            problems.append(f"{where}: malformed reference in {ans!r}")
+        counts[(r["expect"], r["kind"])] += 1
+        grounded = r["expect"] == "grounded"
+        # segments: text since the previous reference, and the reference
+        pos = 0
+        segs = []
+        for m in REF_RE.finditer(ans):
+            segs.append((ans[pos:m.start()], m.group(1)))
+            pos = m.end()
+        segs.append((ans[pos:], None))
+        for text, ref in segs:
+            toks = number_tokens(text, folder)
+            words = word_numbers(text, folder)
+            if ref is None:
+                for s, e, t in toks + words:
+                    problems.append(f"{where}: number {t!r} has no reference: {ans!r}")
+                continue
+            refcount[ref] += 1
+            if verbose:
+                print(f"  {where} [{ref}] <- {text.strip()[-40:]!r}")
+            if ref == "Q":
+                target = case["question"]
+            else:
+                fname, _, ln = ref.rpartition(":")
+                ln = int(ln)
+                if fname not in kb:
+                    problems.append(f"{where}: [{ref}] no such KB file")
+                    continue
+                if not 1 <= ln <= len(kb[fname]):
+                    problems.append(f"{where}: [{ref}] no such line ({len(kb[fname])} lines)")
+                    continue
+                target = kb[fname][ln - 1]
+                if not target.strip():
+                    problems.append(f"{where}: [{ref}] is an empty line")
+            if not toks and not words:
+                problems.append(f"{where}: reference [{ref}] follows no number: {text!r}")
+                continue
+            items = sorted(toks + words)
+            # placement: right after the number (unit, period, bound words), before clause end
+            trail = text[items[-1][1]:]
+            if len(trail) > MAX_TRAIL or SENTENCE_END.search(trail):
+                problems.append(f"{where}: reference [{ref}] is not right after its number: {text!r}")
+            # numbers sharing one reference must form one number (range, date, phone, address)
+            prun = phone_runs(text)
+            for (s1, e1, _), (s2, e2, _) in zip(items, items[1:]):
+                if any(a <= s1 and e2 <= b for a, b, _ in prun):
+                    continue
+                if s2 - e1 > MAX_GAP or re.search(r"[;!?]|\.\s", text[e1:s2]):
+                    problems.append(f"{where}: two numbers share reference [{ref}]; give each its own: {text!r}")
+            if not grounded and ref != "Q":
+                continue                               # withheld: the line need not state it
+            # digits check (a [Q] is checked in every case: the question must hold the number)
+            hand_ok = {}
+            for (hs, hnum), (href, why) in hand.items():
+                if hs == src and hnum in text and href == ref:
+                    i = text.rindex(hnum)
+                    hand_ok[(hs, hnum)] = (i, i + len(hnum))
+            vals, phones = line_values(target)
+            phone_ok = [(a, b) for a, b, k in prun if k in phones]
+            for s, e, t in items:
+                if any(a <= s and e <= b for a, b in phone_ok):
+                    continue
+                if t[0].isdigit() and token_values(text, s, e, t) & vals:
+                    continue
+                keys = [k for k, (a, b) in hand_ok.items() if a <= s and e <= b]
+                if keys:
+                    used_hand.update(keys)
+                    continue
+                problems.append(f"{where}: number {t!r} not found on [{ref}] {target!r}")
+    for src in range(1, len(cases) + 1):
+        base = cases[src - 1]["kind"]
+        want = [base + "_cited_source", base + "_cited_true"] if "swapped" in base else [base]
+        for k in want:
+            if seen[(src, k)] != 1:
+                problems.append(f"{folder}: cases.jsonl:{src} ({k}) appears {seen[(src, k)]} times")
+    for (src, k), c in seen.items():
+        if src > len(cases):
+            problems.append(f"{folder}: source {src} beyond cases.jsonl")
+    for key in hand:
+        if key not in used_hand:
+            problems.append(f"{folder}: HAND entry {key} not needed by any grounded answer")
+    return problems, counts, refcount
+
+
+def seen_sources(folder):
+    p = os.path.join(HERE, folder, "cases_ref.jsonl")
+    out = []
+    if os.path.exists(p):
+        with open(p, encoding="utf-8") as fh:
+            for l in fh:
+                try:
+                    r = json.loads(l)
+                    out.append((r.get("source"), r.get("kind")))
+                except ValueError:
+                    pass
+    return out
+
+
+def main():
+    verbose = "-v" in sys.argv[1:]
+    only = [a.strip("/") for a in sys.argv[1:] if not a.startswith("-")]
+    folders = sorted(d for d in os.listdir(HERE)
+                     if os.path.isfile(os.path.join(HERE, d, "cases.jsonl")))
+    if only:
+        folders = [d for d in folders if d in only]
+    all_problems = []
+    for folder in folders:
+        problems, counts, refcount = check_folder(folder, verbose)
+        n = sum(counts.values())
+        ncases = len(set(src for src, _ in seen_sources(folder)))
+        g = sum(c for (e, k), c in counts.items() if e == "grounded" and not k.startswith("stretch_"))
+        w = sum(c for (e, k), c in counts.items() if e == "withheld" and not k.startswith("stretch_"))
+        sg = sum(c for (e, k), c in counts.items() if e == "grounded" and k.startswith("stretch_"))
+        sw = sum(c for (e, k), c in counts.items() if e == "withheld" and k.startswith("stretch_"))
+        sv = sum(c for (e, k), c in counts.items() if "_cited_" in k)
+        print(f"== {folder}: {n} rows for {ncases} cases; grounded {g}, withheld {w} "
+              f"(of which {sv} swap variants); stretch, counted apart: grounded {sg}, withheld {sw}; "
+              f"{sum(refcount.values())} references ({refcount['Q']} [Q])")
+        for e in ("grounded", "withheld"):
+            for (e2, k), c in sorted(counts.items(), key=lambda x: (x[0][1].startswith("stretch_"), x[0][1])):
+                if e2 == e:
+                    print(f"   {e:9} {k:36} {c}")
+        for p in problems:
+            print("PROBLEM " + p)
+        all_problems += problems
+    print(f"{len(all_problems)} problem(s)")
+    return 1 if all_problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
