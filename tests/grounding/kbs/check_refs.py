@@ -84,6 +84,18 @@ HAND = {
         (47, "tjugofyra"): ("vanliga-fragor.md:22", "number word: 'Presentkort gäller i 24 månader från inköpsdagen och kan användas i al'"),
         (48, "fyrtiofem"): ("halsotjanster.md:14", "number word: '| Resevaccinationsrådgivning | 350 | 350 | 45 | Lund |'"),
     },
+    "bageri": {
+        (21, "2026-07-13"): ("butiker-och-oppettider.md:44", "month as a name vs digits: 'Sommarstängt: Resecentrum håller stängt vecka 29–30, alltså 13–26 juli'"),
+        (21, "2026-07-26"): ("butiker-och-oppettider.md:44", "month as a name vs digits: 'Sommarstängt: Resecentrum håller stängt vecka 29–30, alltså 13–26 juli'"),
+        (22, "15/12 2026"): ("tartor/bestall-tarta.md:25", "month as a name vs digits: '- Jul och nyår: beställningar till 23–31 december ska vara inne senast'"),
+        (23, "2026-11-14"): ("sortiment-och-priser.md:31", "month as a name vs digits: 'Lussekatter bakar vi från den 14 november 2026, 28 kr styck eller 5 fö'"),
+        (41, "10"): ("kurser.md:15", "notation: 'Alla kurser hålls på lördagar. Vuxenkurserna börjar kl. 10.00 och barn'"),
+        (44, "tre"): ("tartor/bestall-tarta.md:37", "number word: 'Förvara tårtan i kylskåp och ät den inom ett dygn. Chokladtårtan hålle'"),
+        (45, "tre"): ("kurser.md:10", "number word + month as a name vs digits: '| Bullar och kanelknutar | 3 timmar | 895 kr | 28 februari, 21 mars |'"),
+        (46, "fyra"): ("tartor/bestall-tarta.md:24", "number word: '- Bröllopstårtor: boka gärna fyra veckor i förväg, så hinner vi göra e'"),
+        (47, "trettio"): ("butiker-och-oppettider.md:31", "number word: 'Lunchmackor serveras 11.00–14.00 alla dagar. Butiken ligger i stations'"),
+        (48, "fyra"): ("kundservice.md:39", "number word: 'Ja, båda butikerna har skötbord, och Storgatan har 4 barnstolar.'"),
+    },
     # HAND END
 }
 
