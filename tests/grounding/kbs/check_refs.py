@@ -96,6 +96,19 @@ HAND = {
         (47, "trettio"): ("butiker-och-oppettider.md:31", "number word: 'Lunchmackor serveras 11.00–14.00 alla dagar. Butiken ligger i stations'"),
         (48, "fyra"): ("kundservice.md:39", "number word: 'Ja, båda butikerna har skötbord, och Storgatan har 4 barnstolar.'"),
     },
+    "bilpool": {
+        (4, "tre"): ("index.md:3", "number word: 'Delabil Norrland är en bilpool för dig som vill ha tillgång till bil u'"),
+        (21, "2026-09-01"): ("kampanj.md:5", "month as a name vs digits: 'Bli medlem mellan 1 september och 31 oktober 2026 med kampanjkoden HOS'"),
+        (21, "2026-10-31"): ("kampanj.md:5", "month as a name vs digits: 'Bli medlem mellan 1 september och 31 oktober 2026 med kampanjkoden HOS'"),
+        (22, "31/12 2026"): ("kampanj.md:9", "month as a name vs digits: '- 200 kr i körkredit som ska användas senast 31 december 2026'"),
+        (23, "2026-03-16"): ("index.md:17", "month as a name vs digits: 'Den 16 mars 2026 öppnar vi tre nya stationer i Sundsvall: Birsta, Haga'"),
+        (23, "tre"): ("index.md:17", "number word + month as a name vs digits: 'Den 16 mars 2026 öppnar vi tre nya stationer i Sundsvall: Birsta, Haga'"),
+        (44, "femton"): ("avgifter.md:9", "number word: 'Förseningsavgift: 125 kr per påbörjad 15-minutersperiod'"),
+        (45, "tre"): ("priser/medlemskap.md:11", "number word: '| Plus | 299 kr | 3 månader | mer än 20 timmar per månad |'"),
+        (46, "tjugofyra"): ("forsakring-och-krav.md:30", "number word: 'Ring vår jour på 0771-42 33 99, som är öppen dygnet runt. Fotografera '"),
+        (47, "två"): ("avgifter.md:34", "number word: '- Gratis avbokning fram till 2 timmar före start.'"),
+        (48, "twenty-three"): ("english/faq.md:11", "number word: 'You must be at least 19 years old to drive our cars, and at least 23 t'"),
+    },
     # HAND END
 }
 

@@ -79,7 +79,7 @@ PERIOD_RE = re.compile(
     r"m|order|ordern|tillfälle|session|lektion|lesson|besök|visit|bokning|booking|hund|dog|bil|"
     r"car|båt|boat|plagg|garment|paket|parcel|kWh|kwh|tur|trip|resa|pass|kort|card|klipp|"
     r"användare|user|seat|plats|biljett|ticket|person och år|person and year|skada|tvist|avi|"
-    r"faktura|invoice|påbörjad \w+|started \w+)(?![\wåäöÅÄÖ])", re.I)
+    r"faktura|invoice|påbörjad [^\W\d]+|started [^\W\d]+)(?![\wåäöÅÄÖ])", re.I)
 BOUND_RE = re.compile(
     r"\s(?:eller (?:mer|fler|äldre|yngre|mindre|längre|senare|tidigare|mer än|över)|"
     r"or (?:more|older|younger|less|longer|later|earlier|over|above|under)|och uppåt|and up|"
@@ -210,7 +210,7 @@ def groups(text, kb):
             ps, pe, _ = out[-1]
             between = text[pe:s]
             inphone = any(a <= ps and e <= b for a, b, _ in phones)
-            month_between = re.fullmatch(r"\s*(?:" + MONTH_RE.pattern + r")\s*,?\s*", between, re.I)
+            month_between = re.fullmatch(r"\s*(?:" + MONTH_RE.pattern + r")\s*,?\s*(?:(?:[–—\-]|to|till|until|och|and)\s*)?", between, re.I)
             both_words = not t[0].isdigit() and not text[ps].isdigit()
             ranged = JOIN_RE.match(between) and not re.search(r"\b(?:and|och)\b", between, re.I)
             mellan = (re.fullmatch(r"\s+(?:and|och)\s+(?:kl\.?\s*)?", between, re.I)
@@ -244,6 +244,10 @@ def ref_position(text, e):
                 moved = True
         m = re.match(r"\s?(?:" + MONTH_RE.pattern + r")(?:\s\d{4})?", text[pos:], re.I)
         if m and pos == e:
+            pos += m.end()
+            moved = True
+        m = re.match(r":[ea](?![\wåäö])", text[pos:])
+        if m:
             pos += m.end()
             moved = True
         m = re.match(r"-(?:" + "|".join(["dagars", "dagarsbiljett", "årig", "åriga", "year",
@@ -377,8 +381,12 @@ def place(answer, assign, kb):
     """The answer with ' [ref]' after each group; assign is [(s, e, ref)]."""
     out = answer
     inserts = []
-    for s, e, ref in assign:
-        inserts.append((ref_position(answer, e), ref))
+    assign = sorted(assign)
+    for j, (s, e, ref) in enumerate(assign):
+        pos = ref_position(answer, e)
+        if j + 1 < len(assign) and pos > assign[j + 1][0]:
+            pos = e
+        inserts.append((pos, ref))
     for pos, ref in sorted(inserts, reverse=True):
         out = out[:pos] + f" [{ref}]" + out[pos:]
     return out
