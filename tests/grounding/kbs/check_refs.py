@@ -65,6 +65,8 @@ MAX_TRAIL = 40      # characters allowed between a number and its reference
 NAMES = {
     "*": [r"\b[Zz]one? [0-9]+\b", r"\b[Zz]on [0-9]+\b"],
     # NAMES BEGIN
+    "bio": [r"\bSalon [0-9]+\b", r"\bLittle Reindeer [0-9]+\b", r"\bNight for Two\b",
+            r"\bDolby Digital 7\.1\b"],
     # NAMES END
 }
 
@@ -108,6 +110,26 @@ HAND = {
         (46, "tjugofyra"): ("forsakring-och-krav.md:30", "number word: 'Ring vår jour på 0771-42 33 99, som är öppen dygnet runt. Fotografera '"),
         (47, "två"): ("avgifter.md:34", "number word: '- Gratis avbokning fram till 2 timmar före start.'"),
         (48, "twenty-three"): ("english/faq.md:11", "number word: 'You must be at least 19 years old to drive our cars, and at least 23 t'"),
+    },
+    "bio": {
+        (17, "two"): ("index.md:28", "number word: 'Northern Lights Cinemas AB is owned by the Lindqvist family and employ'"),
+        (21, "2026-04-10"): ("premieres.md:10", "month as a name vs digits: '| The Last Ferry | 10 April 2026 | 98 min | 15 | 2D |'"),
+        (23, "2026-02-03 to 2026-03-31"): ("prices.md:33", "month as a name vs digits: 'From 3 February to 31 March 2026, every standard ticket for a Tuesday '"),
+        (24, "11 am to 11"): ("cinemas/umea.md:28", "12-hour vs 24-hour clock: '- Saturday: 11.00–23.00'"),
+        (25, "3 pm to 10.30"): ("cinemas/lulea.md:26", "12-hour vs 24-hour clock: '- Friday: 15:00–22:30'"),
+        (26, "09:00–17:00"): ("index.md:22", "12-hour vs 24-hour clock: 'Customer service answers the phone Monday–Friday 9 am–5 pm and Saturda'"),
+        (26, "10:00–14:00"): ("index.md:22", "12-hour vs 24-hour clock: 'Customer service answers the phone Monday–Friday 9 am–5 pm and Saturda'"),
+        (27, "10:30"): ("premieres.md:29", "12-hour vs 24-hour clock: 'Baby cinema for parents with babies under one year is held on Wednesda'"),
+        (40, "2"): ("svenska/kundservice.md:28", "12-hour vs 24-hour clock: 'Rullstolsplatser bokas via kundservice senast kl. 16 dagen före visnin'"),
+        (41, "4"): ("svenska/kundservice.md:28", "12-hour vs 24-hour clock: 'Rullstolsplatser bokas via kundservice senast kl. 16 dagen före visnin'"),
+        (44, "two"): ("help.md:5", "number word: 'Tickets bought online or in our app can be refunded up to 2 hours befo'"),
+        (45, "twenty-four"): ("groups-and-gifts.md:33", "number word: 'Validity: 24 months from the date of purchase'"),
+        (46, "fourteen"): ("membership.md:31", "number word: 'You must be at least 15 years old to become a member; younger children'"),
+        (47, "eleven"): ("index.md:3", "number word + month as a name vs digits: 'Welcome to Northern Lights Cinemas, the independent cinema chain of no'"),
+        (47, "five"): ("index.md:10", "number word: '- **Northern Lights Luleå**, Smedjegatan 17, 972 31 Luleå – 5 screens,'"),
+        (47, "six"): ("index.md:9", "number word: '- **Northern Lights Umeå**, Storgatan 48, 903 26 Umeå – 6 screens, 886'"),
+        (48, "fifteen"): ("premieres.md:12", "number word: 'Running times are for the film only. Every screening starts with about'"),
+        (48, "ten"): ("premieres.md:12", "number word: 'Running times are for the film only. Every screening starts with about'"),
     },
     # HAND END
 }

@@ -220,6 +220,9 @@ def groups(text, kb):
                     or (between == "/" ) or re.fullmatch(r"/\S*\s?", between) and len(between) < 4):
                 out[-1] = (ps, e, text[ps:e])
                 continue
+            if between == " " and re.fullmatch(r"\d{3}", text[ps:pe]) and re.fullmatch(r"\d{2}", t):
+                out[-1] = (ps, e, text[ps:e])          # a postcode, "903 26"
+                continue
             if between == " " and (re.fullmatch(r"\d{4}", t) and re.search(r"/\d+$", text[ps:pe])):
                 out[-1] = (ps, e, text[ps:e])
                 continue
@@ -309,7 +312,7 @@ def converted_values(txt):
                 if tag == "am" and hh == 12:
                     hh = 0
                 mins = round((h - int(h)) * 100)
-                vals.add(str(hh) if not mins else f"{hh}.{mins:02d}")
+                vals |= cr.values(f"{hh}.{mins:02d}")
     for m in MONTH_RE.finditer(txt):
         vals.add(str(MONTHS[m.group(1).lower()]))
     for w in re.findall(r"[A-Za-zåäöÅÄÖ-]+", txt):
@@ -328,13 +331,15 @@ def hand_ok(text, s, e, line):
     want = set()
     for m in cr.TOKEN_RE.finditer(sub):
         v = cr.values(m.group(0))
-        tag = cr.clock_tag(sub, m.end())
+        tag = cr.clock_tag(text, s + m.end())
         if tag:
-            v = converted_values(sub[m.start():m.end() + 5])
+            v = converted_values(text[s + m.start():s + m.end() + 5])
             v = {x for x in v if x not in cr.values(m.group(0))} or v
         want.add(frozenset(v))
     for m in re.finditer(r"[A-Za-zåäöÅÄÖ-]+", sub):
         w = m.group(0)
+        if w.lower() in ("en", "ett", "one", "a"):
+            continue
         if cr.NUMBER_WORDS.fullmatch(w) or word_value(w):
             v = word_value(w)
             if v:
@@ -346,9 +351,9 @@ def hand_ok(text, s, e, line):
     if not want or not all(w & lv for w in want):
         return None
     kinds = []
-    if cr.NUMBER_WORDS.search(sub) or any(word_value(w) for w in re.findall(r"[A-Za-zåäöÅÄÖ]+", sub)):
+    if cr.NUMBER_WORDS.search(sub):
         kinds.append("number word")
-    if re.search(r"[0-9]\s?[ap]\.?m", sub, re.I) or re.search(r"[0-9]\s?[ap]\.?m", line, re.I):
+    if re.search(r"[0-9]\s?[ap]\.?m", text[s:e + 5], re.I) or re.search(r"[0-9]\s?[ap]\.?m", line, re.I):
         kinds.append("12-hour vs 24-hour clock")
     if MONTH_RE.search(sub) or MONTH_RE.search(line):
         kinds.append("month as a name vs digits")
