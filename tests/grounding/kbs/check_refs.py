@@ -65,6 +65,7 @@ MAX_TRAIL = 40      # characters allowed between a number and its reference
 NAMES = {
     "*": [r"\b[Zz]one? [0-9]+\b", r"\b[Zz]on [0-9]+\b"],
     # NAMES BEGIN
+    "bageri": [r"\bspår [0-9]+\b"],                # the station's platform
     "bio": [r"\bSalon [0-9]+\b", r"\bLittle Reindeer [0-9]+\b", r"\bNight for Two\b",
             r"\bDolby Digital 7\.1\b"],
     # NAMES END
