@@ -132,6 +132,22 @@ HAND = {
         (48, "fifteen"): ("premieres.md:12", "number word: 'Running times are for the film only. Every screening starts with about'"),
         (48, "ten"): ("premieres.md:12", "number word: 'Running times are for the film only. Every screening starts with about'"),
     },
+    "bokhandel": {
+        (19, "0184702310"): ("returns-and-special-orders.md:32", "phone number without separators: ['018-470 23 10']"),
+        (20, "2026-03-12"): ("events.md:11", "month as a name vs digits: 'Date: Thursday 12 March 2026'"),
+        (22, "19/6 2026"): ("opening-hours.md:36", "month as a name vs digits: '| Midsummer Eve, 19 June 2026 | closed | closed |'"),
+        (23, "10 am to 7"): ("opening-hours.md:7", "12-hour vs 24-hour clock: '| Monday–Friday | 10.00–19.00 |'"),
+        (25, "2"): ("online-orders.md:7", "12-hour vs 24-hour clock: 'Orders placed on weekdays before 14.00 are dispatched the same day, pr'"),
+        (26, "09.00–16.00"): ("online-orders.md:35", "12-hour vs 24-hour clock: 'Web shop customer service: 0771-44 28 60, weekdays 9 am–4 pm'"),
+        (27, "11"): ("events.md:47", "12-hour vs 24-hour clock: \"**Children's story time** – Saturdays at 11.00, 30 minutes, for ages 3\""),
+        (42, "9 to 11"): ("svenska/kundtjanst.md:31", "12-hour vs 24-hour clock: 'Vi tar emot skolklasser för bokprat tisdagar och torsdagar kl. 9–11, h'"),
+        (44, "thirty"): ("returns-and-special-orders.md:5", "number word + month as a name vs digits: '**Bought in the shop.** You may exchange or return a book within 30 da'"),
+        (45, "2"): ("book-club.md:26", "notation: '- Pause: up to two months per 12-month subscription'"),
+        (46, "12"): ("events.md:43", "notation: 'Twelve authors sign books throughout the day in the shop and the court'"),
+        (47, "fjorton"): ("svenska/kundtjanst.md:23", "number word: 'I butiken har du 30 dagars öppet köp mot kvitto. Vid köp på nätet gäll'"),
+        (48, "femhundra"): ("svenska/kundtjanst.md:27", "number word: 'Som Gläntanvän betalar du 150 kr om året (studenter 75 kr) och får 10 '"),
+        (48, "tusen"): ("svenska/kundtjanst.md:27", "number word: 'Som Gläntanvän betalar du 150 kr om året (studenter 75 kr) och får 10 '"),
+    },
     # HAND END
 }
 

@@ -136,6 +136,7 @@ class KB:
         self.path = os.path.join(HERE, name)
         self.files = cr.load_kb(self.path)
         self.ctx = {}   # (file, line) -> context words (headings, table header)
+        self.header = {}  # (file, line of a table row) -> line of its table's header
         for f, lines in self.files.items():
             heads = {}
             header = None
@@ -150,8 +151,9 @@ class KB:
                 if st.startswith("|"):
                     if header is None:
                         header = st
-                    elif re.match(r"^\|[\s:\-|]+\|?$", st):
-                        pass
+                        header_line = i
+                    else:
+                        self.header[(f, i)] = header_line
                 else:
                     header = None
                 bold = re.match(r"^\*\*(.+?)\*\*", st)
@@ -376,7 +378,7 @@ def split_support(support, kb):
         end = ms[j + 1].start() if j + 1 < len(ms) else len(support)
         body = support[m.end():end].strip().rstrip(";+").strip()
         f = kb.resolve_file(m.group(1))
-        for part in re.split(r"\s(?:;|\+)\s", body):
+        for part in re.split(r"\s(?:;|\+|/)\s", body):
             if part.strip():
                 pieces.append((f, part))
     return pieces
@@ -526,6 +528,20 @@ def convert(kbname, force=False, write_hand=False):
                 if qh:
                     assign.append((s, e, "Q"))
                     hand[(src, num)] = ("Q", f"{qh}: the question says {q[:70]!r}")
+                    continue
+                # a column's value stated in its table's header ("12 months")
+                heads = [(f, kb.header[(f, i)]) for f, i in slines if (f, i) in kb.header]
+                heads = [(f, h) for f, h in heads if on_line(ans, s, e, kb.files[f][h - 1], kbname)]
+                if heads:
+                    assign.append((s, e, line_ref(*heads[0])))
+                    continue
+                # a phone number written without separators
+                digits = re.sub(r"[^0-9]", "", num)
+                ph = [(f, i) for f, i in slines
+                      if len(digits) >= 7 and cr.phone_key(num) in {k for _, _, k in cr.phone_runs(kb.files[f][i - 1])}]
+                if ph:
+                    assign.append((s, e, line_ref(*ph[0])))
+                    hand[(src, num)] = (line_ref(*ph[0]), "phone number without separators: " + repr([r for r in re.findall(r"[0-9][0-9 -]{6,}[0-9]", kb.files[ph[0][0]][ph[0][1] - 1])][:1]))
                     continue
                 # not on the support lines: the KB line that holds it and matches best
                 cl = clause_of(ans, s, e)
