@@ -148,6 +148,12 @@ HAND = {
         (48, "femhundra"): ("svenska/kundtjanst.md:27", "number word: 'Som Gläntanvän betalar du 150 kr om året (studenter 75 kr) och får 10 '"),
         (48, "tusen"): ("svenska/kundtjanst.md:27", "number word: 'Som Gläntanvän betalar du 150 kr om året (studenter 75 kr) och får 10 '"),
     },
+    "camping": {
+        (10, "trehundra"): ("priser.md:33", "number word: '- Kanothyra: 300 kr per dag'"),
+        (41, "tolv"): ("index.md:11", "number word: 'Fjällby Camping ligger vid sjön Storvattnet, 12 km från Fjällby centru'"),
+        (49, "tjugo"): ("dokument-villkor.md:10", "number word: 'Vid bokning betalas en handpenning på 20 % av priset.'"),
+        (52, "femtio"): ("kulturochfritid-aktiviteter.md:13", "number word: 'Bastun vid sjön är öppen 17.00–21.00 och kostar 50 kr per person.'"),
+    },
     # HAND END
 }
 

@@ -222,6 +222,10 @@ def groups(text, kb):
                     or (between == "/" ) or re.fullmatch(r"/\S*\s?", between) and len(between) < 4):
                 out[-1] = (ps, e, text[ps:e])
                 continue
+            if (re.fullmatch(r",?\s", between) and re.fullmatch(r"(?:19|20)\d\d", t)
+                    and re.search(r"(?:" + MONTH_RE.pattern + r")\s*\S*$", text[:ps], re.I)):
+                out[-1] = (ps, e, text[ps:e])          # "September 30, 2027"
+                continue
             if between == " " and re.fullmatch(r"\d{3}", text[ps:pe]) and re.fullmatch(r"\d{2}", t):
                 out[-1] = (ps, e, text[ps:e])          # a postcode, "903 26"
                 continue
@@ -546,11 +550,21 @@ def convert(kbname, force=False, write_hand=False):
                 # not on the support lines: the KB line that holds it and matches best
                 cl = clause_of(ans, s, e)
                 best = None
+                shp = shape(ans, s, e)
                 for f, i, line in kb.all_lines():
                     if on_line(ans, s, e, line, kbname):
-                        sc = score_line(kb, f, i, line, cl, q + " " + sup, [], [])
+                        sc = score_line(kb, f, i, line, cl, q + " " + sup, [], [], shp=shp)
                         if best is None or sc > best[0]:
                             best = (sc, f, i)
+                if best is None:
+                    for f, i, line in kb.all_lines():
+                        why = hand_ok(ans, s, e, line)
+                        if why:
+                            sc = score_line(kb, f, i, line, cl, q + " " + sup, [], [], shp=shp)
+                            if best is None or sc > best[0]:
+                                best = (sc, f, i)
+                    if best:
+                        hand[(src, num)] = (line_ref(best[1], best[2]), f"{hand_ok(ans, s, e, kb.files[best[1]][best[2] - 1])}: {kb.files[best[1]][best[2] - 1].strip()[:70]!r}")
                 if best:
                     assign.append((s, e, line_ref(best[1], best[2])))
                     report.append(f"FALLBACK {src}: {num!r} not on support lines {slines}; took {best[1]}:{best[2]} {kb.files[best[1]][best[2] - 1].strip()[:80]!r}")
