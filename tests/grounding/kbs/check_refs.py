@@ -154,6 +154,22 @@ HAND = {
         (49, "tjugo"): ("dokument-villkor.md:10", "number word: 'Vid bokning betalas en handpenning på 20 % av priset.'"),
         (52, "femtio"): ("kulturochfritid-aktiviteter.md:13", "number word: 'Bastun vid sjön är öppen 17.00–21.00 och kostar 50 kr per person.'"),
     },
+    "catering": {
+        (12, "two"): ("catering/delivery-and-staff.md:37", "number word: '- Place setting (plates, cutlery and two glasses): 32.50 kr per guest'"),
+        (16, "four"): ("catering/packages.md:43", "number word: '- Four-tier cake for up to 100 guests: 6 950 kr'"),
+        (21, "2026-11-13"): ("catering/ordering-terms.md:10", "month as a name vs digits: '- Christmas parties in December 2026: orders must reach us by 13 Novem'"),
+        (22, "2026-07-06 to 2026-08-02"): ("restaurant/opening-hours.md:35", "month as a name vs digits: 'The catering kitchen closes for the summer from 6 July to 2 August 202'"),
+        (23, "9"): ("restaurant/opening-hours.md:7", "12-hour vs 24-hour clock: '| Monday–Thursday | 11.00–22.00 | 21.00 |'"),
+        (25, "10"): ("catering/delivery-and-staff.md:19", "12-hour vs 24-hour clock: 'Self-pickup at Varvsgatan 17 is free of charge: Monday–Friday 09.00–17'"),
+        (25, "2"): ("catering/delivery-and-staff.md:19", "12-hour vs 24-hour clock: 'Self-pickup at Varvsgatan 17 is free of charge: Monday–Friday 09.00–17'"),
+        (26, "11 am to 2:30"): ("restaurant/opening-hours.md:12", "12-hour vs 24-hour clock: 'Lunch is served Monday to Friday from 11.00 to 14.30.'"),
+        (44, "two"): ("restaurant/opening-hours.md:21", "number word: 'Dinner tables are reserved for 2.5 hours; on Fridays and Saturdays for'"),
+        (45, "hundred"): ("catering/ordering-terms.md:9", "number word: '- Events with more than 100 guests: order at least 21 days before.'"),
+        (45, "twenty-one"): ("catering/ordering-terms.md:9", "number word: '- Events with more than 100 guests: order at least 21 days before.'"),
+        (46, "fourteen"): ("faq.md:5", "number word: 'All our dishes are labelled with the 14 allergens that EU rules requir'"),
+        (47, "four"): ("catering/delivery-and-staff.md:30", "number word: 'Minimum booking: 4 hours per staff member.'"),
+        (48, "tjugo"): ("svenska/kundservice.md:35", "number word: 'Hämtar du själv på Varvsgatan 17 får du parkera gratis i 20 minuter på'"),
+    },
     # HAND END
 }
 

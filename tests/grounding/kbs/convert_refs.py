@@ -62,7 +62,7 @@ UNIT_WORDS = (
     r"timmars|hour|hours|dag|dagar|dagars|day|days|vecka|veckor|veckors|week|weeks|månad|månader|"
     r"månaders|mån|month|months|år|års|year|years|st|styck|stycken|pieces?|personer|person|people|"
     r"pers|gäster|guests|platser|places|seats|kg|g|gram|hg|l|liter|litres|liters|ml|cl|dl|cm|mm|m|"
-    r"meter|metres|meters|km|mil|m²|kvm|kvadratmeter|sq m|kwh|kw|w|a|°c|°|grader|degrees|celsius|"
+    r"meter|metres|meters|km|mil|m²|kvm|kvadratmeter|sq m|kwh|kw|w|(?-i:A)|°c|°|grader|degrees|celsius|"
     r"bitar|delar|exemplar|copies|lektioner|lessons|tillfällen|sessions|gånger|times|nätter|"
     r"natt|nights|night|bäddar|beds|holes|hål|timmen|dagen|dygn|dygnet|kilo|kilos|kilometer|"
     r"kilometres|kilometers|miles|slag|stycket|styck|deltagare|participants|elever|students|"
@@ -259,10 +259,7 @@ def ref_position(text, e):
         if m:
             pos += m.end()
             moved = True
-        m = re.match(r"-(?:" + "|".join(["dagars", "dagarsbiljett", "årig", "åriga", "year",
-                                          "day", "month", "week", "hour", "minute", "night",
-                                          "timmars", "veckors", "månaders", "minuters", "års",
-                                          "person", "personers"]) + r")\w*", text[pos:], re.I)
+        m = re.match(r"-[a-zåäö]+", text[pos:])
         if m:
             pos += m.end()
             moved = True
@@ -321,7 +318,7 @@ def converted_values(txt):
                 vals |= cr.values(f"{hh}.{mins:02d}")
     for m in MONTH_RE.finditer(txt):
         vals.add(str(MONTHS[m.group(1).lower()]))
-    for w in re.findall(r"[A-Za-zåäöÅÄÖ-]+", txt):
+    for w in re.findall(r"[A-Za-zåäöÅÄÖ-]+", txt) + re.findall(r"[A-Za-zåäöÅÄÖ]+", txt):
         v = word_value(w) if w.lower() not in ("en", "ett", "one", "a") else None
         if v:
             vals.add(str(v))
