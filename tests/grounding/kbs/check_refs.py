@@ -170,6 +170,19 @@ HAND = {
         (47, "four"): ("catering/delivery-and-staff.md:30", "number word: 'Minimum booking: 4 hours per staff member.'"),
         (48, "tjugo"): ("svenska/kundservice.md:35", "number word: 'Hämtar du själv på Varvsgatan 17 får du parkera gratis i 20 minuter på'"),
     },
+    "coworking": {
+        (21, "2026-03-12"): ("events.md:15", "month as a name vs digits: '| 12 March 2026 | Pitch Night | Gothenburg | 18.00–21.00 | 150 kr |'"),
+        (22, "5 pm to 8"): ("events.md:17", "12-hour vs 24-hour clock + month as a name vs digits: '| 11 June 2026 | Summer Mingle | Malmö | 17.00–20.00 | free |'"),
+        (23, "31/3 2026"): ("events.md:25", "month as a name vs digits: '**Spring Start** – sign up for a hot desk or fixed desk between 1 Febr'"),
+        (24, "8 am to 4"): ("hours-and-contact.md:8", "12-hour vs 24-hour clock: '- Friday: 08.00–16.00'"),
+        (25, "08:30–17:00"): ("hours-and-contact.md:13", "12-hour vs 24-hour clock: '- Mon–Thu: 8:30 am–5 pm'"),
+        (26, "6 am to 10"): ("hours-and-contact.md:20", "12-hour vs 24-hour clock: '- Hot desk members: 06.00–22.00 every day of the week.'"),
+        (27, "2:30"): ("events.md:8", "12-hour vs 24-hour clock: '- Friday Fika: every Friday at 15.00 in Gothenburg and at 14.30 in Mal'"),
+        (45, "2"): ("memberships.md:33", "notation: \"- Private office: a deposit equal to two months' rent, paid before mov\""),
+        (46, "two"): ("faq.md:19", "number word: 'Hot desk memberships can be paused for up to 2 months per calendar yea'"),
+        (47, "four"): ("index.md:16", "number word: \"- Getting here: 4 minutes' walk from the Lindholmsplatsen tram and bus\""),
+        (48, "3"): ("svenska/vanliga-fragor.md:12", "notation: 'En månad för flexplats och fast plats, tre månader för privata kontor.'"),
+    },
     # HAND END
 }
 

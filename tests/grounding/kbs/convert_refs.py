@@ -259,6 +259,10 @@ def ref_position(text, e):
         if m:
             pos += m.end()
             moved = True
+        if pos > e:
+            m = re.match(r"['’]s?(?![\wåäö])", text[pos:])
+            if m:
+                pos += m.end()
         m = re.match(r"-[a-zåäö]+", text[pos:])
         if m:
             pos += m.end()
