@@ -68,6 +68,8 @@ NAMES = {
     "bageri": [r"\bspår [0-9]+\b"],                # the station's platform
     "bio": [r"\bSalon [0-9]+\b", r"\bLittle Reindeer [0-9]+\b", r"\bNight for Two\b",
             r"\bDolby Digital 7\.1\b"],
+    "djurpark": [r"\b[Bb]us(?: line)? [0-9]+\b", r"\b[Ll]ine [0-9]+\b", r"\b[Bb]uss(?:linje)? [0-9]+\b",
+                 r"\b[Ll]injen? [0-9]+\b"],
     # NAMES END
 }
 
@@ -182,6 +184,18 @@ HAND = {
         (46, "two"): ("faq.md:19", "number word: 'Hot desk memberships can be paused for up to 2 months per calendar yea'"),
         (47, "four"): ("index.md:16", "number word: \"- Getting here: 4 minutes' walk from the Lindholmsplatsen tram and bus\""),
         (48, "3"): ("svenska/vanliga-fragor.md:12", "notation: 'En månad för flexplats och fast plats, tre månader för privata kontor.'"),
+    },
+    "djurpark": {
+        (20, "2026-06-20 to 2026-08-16"): ("tickets-and-passes.md:7", "month as a name vs digits: 'High season is 20 June – 16 August 2026. All other open days are low s'"),
+        (22, "2026-10-26 to 2026-11-01"): ("opening-hours.md:23", "month as a name vs digits: 'During the autumn half-term, 26 October – 1 November 2026, the park is'"),
+        (23, "10 am to 6"): ("opening-hours.md:9", "12-hour vs 24-hour clock: '| Monday–Friday | 10.00–18.00 | 10.00–17.30 | 11.30–16.00 |'"),
+        (25, "11:00–15:00"): ("opening-hours.md:27", "12-hour vs 24-hour clock: '- Wednesday–Friday: 11 am – 3 pm'"),
+        (26, "2.45"): ("daily-programme.md:17", "12-hour vs 24-hour clock: 'The lynx are fed on Tuesdays, Thursdays and Saturdays at 14.45 at the '"),
+        (44, "three"): ("encounters.md:11", "number word: '| Junior Keeper (half day) | 3 hours | 1 450 kr | 8–14 years | 8 |'"),
+        (45, "three"): ("groups-and-schools.md:21", "number word + month as a name vs digits: 'Our educators run programmes linked to the Swedish curriculum. Program'"),
+        (46, "twelve"): ("tickets-and-passes.md:22", "number word: 'An annual pass is valid for 12 months from the day of your first visit'"),
+        (47, "twenty"): ("daily-programme.md:3", "number word: 'Our keepers share what they know at the daily feedings and talks. Each'"),
+        (48, "fyra"): ("svenska/besok.md:25", "number word: 'Parkering kostar 60 kr per dag för bil. Hundar får inte följa med in i'"),
     },
     # HAND END
 }

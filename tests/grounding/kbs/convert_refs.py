@@ -82,7 +82,7 @@ PERIOD_RE = re.compile(
     r"faktura|invoice|påbörjad [^\W\d]+|started [^\W\d]+)(?![\wåäöÅÄÖ])", re.I)
 BOUND_RE = re.compile(
     r"\s(?:eller (?:mer|fler|äldre|yngre|mindre|längre|senare|tidigare|mer än|över)|"
-    r"or (?:more|older|younger|less|longer|later|earlier|over|above|under)|och uppåt|and up|"
+    r"or (?:more|older|younger|less|longer|later|earlier|over|above|under)|och uppåt|"
     r"and over|and older|och äldre|och över|or fewer)(?![\wåäöÅÄÖ])", re.I)
 CLOCK_RE = re.compile(r"\s?(?:[ap]\.?m\.?)(?![A-Za-z])(?:\s(?:CET|CEST|UTC|GMT))?|\s(?:CET|CEST|UTC)", re.I)
 JOIN_RE = re.compile(
