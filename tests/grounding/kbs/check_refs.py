@@ -70,6 +70,7 @@ NAMES = {
             r"\bDolby Digital 7\.1\b"],
     "djurpark": [r"\b[Bb]us(?: line)? [0-9]+\b", r"\b[Ll]ine [0-9]+\b", r"\b[Bb]uss(?:linje)? [0-9]+\b",
                  r"\b[Ll]injen? [0-9]+\b"],
+    "farja": [r"\b[Ll]injen? [0-9]+\b", r"\b[Ll]ines? [0-9]+\b"],
     # NAMES END
 }
 
@@ -196,6 +197,19 @@ HAND = {
         (46, "twelve"): ("tickets-and-passes.md:22", "number word: 'An annual pass is valid for 12 months from the day of your first visit'"),
         (47, "twenty"): ("daily-programme.md:3", "number word: 'Our keepers share what they know at the daily feedings and talks. Each'"),
         (48, "fyra"): ("svenska/besok.md:25", "number word: 'Parkering kostar 60 kr per dag för bil. Hundar får inte följa med in i'"),
+    },
+    "farja": {
+        (20, "2026-06-15 till 2026-08-16"): ("tidtabell.md:5", "month as a name vs digits: '- **Högsäsong:** 15 juni–16 augusti 2026'"),
+        (21, "28/9 2026"): ("tidtabell.md:7", "month as a name vs digits: '- **Lågsäsong:** 28 september 2026–30 april 2027'"),
+        (22, "19/6"): ("tidtabell.md:9", "month as a name vs digits: 'Båtbuss B4 går endast under högsäsong. På midsommarafton den 19 juni k'"),
+        (43, "8–19"): ("english/visitor-faq.md:43", "12-hour vs 24-hour clock: 'Yes, free Wi-Fi is available on lines 32 and 35. The car ferry has a c'"),
+        (45, "trettiofem"): ("biljetter-och-priser.md:9", "number word: '| 31 Hamnudden – Granö | 65 kr | 35 kr | 45 kr | 40 kr |'"),
+        (46, "fyrtiofem"): ("om-oss.md:8", "number word: '- **Linje 32 Hamnudden – Storskär** trafikeras med snabbåt. Restiden ä'"),
+        (47, "tjugofem"): ("biljetter-och-priser.md:44", "number word: '- Studenter med giltigt studentkort får 25 procent rabatt på enkelbilj'"),
+        (48, "twenty"): ("english/visitor-faq.md:25", "number word + month as a name vs digits: 'Luggage up to 20 kg per person is free. No single item may weigh more '"),
+        (49, "sextio"): ("resevillkor.md:39", "number word: '- Kajak eller kanot kostar 60 kr och får vara högst 5,5 meter lång. Ka'"),
+        (50, "tvåhundrafemtio"): ("biljetter-och-priser.md:21", "number word: '- Personbil, lågsäsong och mellansäsong: 250 kr'"),
+        (51, "hundraåttiofem"): ("gruppresor.md:27", "number word: '- Catering kan beställas från 185 kr per person.'"),
     },
     # HAND END
 }
