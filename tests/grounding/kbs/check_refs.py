@@ -211,6 +211,18 @@ HAND = {
         (50, "tvåhundrafemtio"): ("biljetter-och-priser.md:21", "number word: '- Personbil, lågsäsong och mellansäsong: 250 kr'"),
         (51, "hundraåttiofem"): ("gruppresor.md:27", "number word: '- Catering kan beställas från 185 kr per person.'"),
     },
+    "farjelinje": {
+        (18, "0176224000"): ("kundservice.md:7", "phone number without separators: ['0176-22 40 00']"),
+        (21, "2026-06-15 till 2026-08-16"): ("tidtabell.md:6", "month as a name vs digits: '- Högsäsong: 15 juni–16 augusti 2026'"),
+        (22, "19/6 2026"): ("tidtabell.md:43", "month as a name vs digits: '- Midsommarafton 19 juni 2026: extra nattur från Vindö kl. 01.30.'"),
+        (23, "2024-09-01"): ("faq.md:4", "month as a name vs digits: 'Nej. Sedan 1 september 2024 tar vi bara emot kort och Swish ombord.'"),
+        (41, "5:45 am to 10:45"): ("kundservice.md:16", "12-hour vs 24-hour clock: 'Måndag–fredag: 05.45–22.45'"),
+        (45, "trettiofem"): ("tidtabell.md:14", "number word: '| Strandhamn–Vindö | M/S Vindö | 35 min |'"),
+        (46, "tjugofyra"): ("priser.md:55", "number word: '**Presentkort:** Valfritt belopp från 100 kr. Presentkortet gäller i 2'"),
+        (47, "arton"): ("om-oss.md:10", "number word: '- **M/S Lillskär** – byggd 1991 och renoverad 2019. Tar 120 passagerar'"),
+        (48, "två"): ("kundservice.md:24", "number word: 'Chatten på vindofarjor.se är bemannad vardagar 08.00–20.00 och helger '"),
+        (49, "fem"): ("bokning-och-avbokning.md:18", "number word: '- Gående: var på plats senast 5 minuter före avgång.'"),
+    },
     # HAND END
 }
 

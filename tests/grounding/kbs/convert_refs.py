@@ -217,6 +217,9 @@ def groups(text, kb):
             ranged = JOIN_RE.match(between) and not re.search(r"\b(?:and|och)\b", between, re.I)
             mellan = (re.fullmatch(r"\s+(?:and|och)\s+(?:kl\.?\s*)?", between, re.I)
                       and re.search(r"(?:mellan|between|från|from)\s+(?:kl\.?\s*)?\S*$", text[:ps], re.I))
+            if re.search(r"\.\s", between) and not inphone:
+                out.append((s, e, t))                  # "kl. 8 till kl. 20": a reference each
+                continue
             if (inphone or month_between or (ranged and between.strip() != "") or mellan
                     or (both_words and between == " ")
                     or (between == "/" ) or re.fullmatch(r"/\S*\s?", between) and len(between) < 4):
