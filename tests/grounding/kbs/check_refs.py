@@ -223,6 +223,18 @@ HAND = {
         (48, "två"): ("kundservice.md:24", "number word: 'Chatten på vindofarjor.se är bemannad vardagar 08.00–20.00 och helger '"),
         (49, "fem"): ("bokning-och-avbokning.md:18", "number word: '- Gående: var på plats senast 5 minuter före avgång.'"),
     },
+    "flytt": {
+        (21, "2026-06-19"): ("contact.md:37", "month as a name vs digits: 'Both offices and customer service are closed on Midsummer Eve, 19 June'"),
+        (23, "30/6 2026"): ("storage.md:34", "month as a name vs digits: 'Customers who book a move with Brisk get the first month of storage at'"),
+        (25, "09:00 and 15:00"): ("contact.md:7", "12-hour vs 24-hour clock: 'Phone hours: Monday–Friday 7 am–7 pm, Saturday 9 am–3 pm, Sunday close'"),
+        (26, "8 am to 3"): ("contact.md:32", "12-hour vs 24-hour clock: '- Friday: 08.00–15.00'"),
+        (44, "five"): ("index.md:17", "number word: 'Every mover completes our 5-day training course before the first job, '"),
+        (45, "twenty-three"): ("index.md:25", "number word: 'Trucks: 23'"),
+        (46, "six"): ("terms.md:7", "number word + month as a name vs digits: 'We recommend booking at least 3 weeks ahead, and 6 weeks ahead for mov'"),
+        (47, "three"): ("packing-materials.md:32", "number word: 'We buy back undamaged standard moving boxes for 20 kr each within 3 mo'"),
+        (48, "sju"): ("prices/fixed-price-packages.md:9", "number word: '| 3 rooms | 61–85 m² | 3 movers | 13 490 kr | 8 790 kr | 7 hours |'"),
+        (48, "tre"): ("prices/fixed-price-packages.md:9", "number word: '| 3 rooms | 61–85 m² | 3 movers | 13 490 kr | 8 790 kr | 7 hours |'"),
+    },
     # HAND END
 }
 

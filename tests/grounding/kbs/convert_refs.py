@@ -215,7 +215,7 @@ def groups(text, kb):
             month_between = re.fullmatch(r"\s*(?:" + MONTH_RE.pattern + r")\s*,?\s*(?:(?:[–—\-]|to|till|until|och|and)\s*)?", between, re.I)
             both_words = not t[0].isdigit() and not text[ps].isdigit()
             ranged = JOIN_RE.match(between) and not re.search(r"\b(?:and|och)\b", between, re.I)
-            mellan = (re.fullmatch(r"\s+(?:and|och)\s+(?:kl\.?\s*)?", between, re.I)
+            mellan = (re.fullmatch(r"(?:\s*[ap]\.?m\.?)?\s+(?:and|och)\s+(?:kl\.?\s*)?", between, re.I)
                       and re.search(r"(?:mellan|between|från|from)\s+(?:kl\.?\s*)?\S*$", text[:ps], re.I))
             if re.search(r"\.\s", between) and not inphone:
                 out.append((s, e, t))                  # "kl. 8 till kl. 20": a reference each
