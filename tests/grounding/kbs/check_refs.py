@@ -71,6 +71,7 @@ NAMES = {
     "djurpark": [r"\b[Bb]us(?: line)? [0-9]+\b", r"\b[Ll]ine [0-9]+\b", r"\b[Bb]uss(?:linje)? [0-9]+\b",
                  r"\b[Ll]injen? [0-9]+\b"],
     "farja": [r"\b[Ll]injen? [0-9]+\b", r"\b[Ll]ines? [0-9]+\b"],
+    "frisor": [r"\b[Bb]uss(?:linje)? [0-9]+\b", r"\b[Ll]injen? [0-9]+\b", r"\b[Bb]us(?: line)? [0-9]+\b"],
     # NAMES END
 }
 
@@ -234,6 +235,16 @@ HAND = {
         (47, "three"): ("packing-materials.md:32", "number word: 'We buy back undamaged standard moving boxes for 20 kr each within 3 mo'"),
         (48, "sju"): ("prices/fixed-price-packages.md:9", "number word: '| 3 rooms | 61–85 m² | 3 movers | 13 490 kr | 8 790 kr | 7 hours |'"),
         (48, "tre"): ("prices/fixed-price-packages.md:9", "number word: '| 3 rooms | 61–85 m² | 3 movers | 13 490 kr | 8 790 kr | 7 hours |'"),
+    },
+    "frisor": {
+        (20, "0704128830"): ("bokning-och-avbokning.md:30", "phone number without separators: ['070-412 88 30']"),
+        (21, "2026-09-01 till 2026-10-11"): ("produkter.md:25", "month as a name vs digits: 'Mellan 1 september och 11 oktober 2026 får du 20 % rabatt på färgning '"),
+        (22, "19/6 2026"): ("salonger.md:39", "month as a name vs digits: '- Midsommarafton, 19 juni 2026, har båda salongerna stängt.'"),
+        (44, "fyrtiofem"): ("priser/klippning.md:7", "number word: '| Klippning, kort hår | 495 kr | 595 kr | 695 kr | 45 |'"),
+        (45, "tjugofyra"): ("bokning-och-avbokning.md:15", "number word: '| Klippning och barbering | 24 timmar före | 50 % av priset | 100 % av'"),
+        (46, "tionde"): ("rabatter-och-stamkund.md:19", "number word: '- Vid det 10:e besöket bjuder vi på klippningen, upp till ett värde av'"),
+        (47, "twelve"): ("english/welcome.md:22", "number word: '- Gift cards are valid for 12 months from the date of purchase and can'"),
+        (48, "fyra"): ("priser/klippning.md:28", "number word: 'Luggklippning mellan två klippningar är kostnadsfri inom 4 veckor efte'"),
     },
     # HAND END
 }
