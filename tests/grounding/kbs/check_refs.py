@@ -72,6 +72,7 @@ NAMES = {
                  r"\b[Ll]injen? [0-9]+\b"],
     "farja": [r"\b[Ll]injen? [0-9]+\b", r"\b[Ll]ines? [0-9]+\b"],
     "frisor": [r"\b[Bb]uss(?:linje)? [0-9]+\b", r"\b[Ll]injen? [0-9]+\b", r"\b[Bb]us(?: line)? [0-9]+\b"],
+    "fysioterapi": [r"\bBalansträning(?:en)?(?: för)? 65\+"],  # the course "Balansträning 65+"
     # NAMES END
 }
 
@@ -245,6 +246,18 @@ HAND = {
         (46, "tionde"): ("rabatter-och-stamkund.md:19", "number word: '- Vid det 10:e besöket bjuder vi på klippningen, upp till ett värde av'"),
         (47, "twelve"): ("english/welcome.md:22", "number word: '- Gift cards are valid for 12 months from the date of purchase and can'"),
         (48, "fyra"): ("priser/klippning.md:28", "number word: 'Luggklippning mellan två klippningar är kostnadsfri inom 4 veckor efte'"),
+    },
+    "fysioterapi": {
+        (19, "0703184426"): ("kontakt-och-oppettider.md:9", "phone number without separators: ['070-318 44 26']"),
+        (21, "2026-08-14"): ("traning/grupptraning.md:9", "month as a name vs digits: '- Anmälan till höstterminen öppnar 1 juni 2026. Sista anmälningsdag är'"),
+        (22, "19/6 2026"): ("kontakt-och-oppettider.md:33", "month as a name vs digits: 'Trettondagsafton den 5 januari 2026 stänger båda mottagningarna kl. 13'"),
+        (23, "24/8 2026 till 11/12 2026"): ("traning/grupptraning.md:8", "month as a name vs digits: '- Höstterminen: 24 augusti–11 december 2026 (uppehåll vecka 44)'"),
+        (40, "5:30 to 6:30"): ("traning/grupptraning.md:15", "12-hour vs 24-hour clock: '| Ryggskola | Centrum | Måndag 17.30–18.30 | 12 | 1 680 kr | 10 |'"),
+        (44, "tolv"): ("traning/grupptraning.md:15", "number word: '| Ryggskola | Centrum | Måndag 17.30–18.30 | 12 | 1 680 kr | 10 |'"),
+        (45, "fyrtioåtta"): ("villkor/avbokning-och-betalning.md:8", "number word: '- Massage och akupunktur ska avbokas senast 48 timmar före.'"),
+        (46, "tre"): ("priser/behandlingar-och-paket.md:11", "number word: '| Start | 3 | 2 250 kr | 750 kr | 3 månader |'"),
+        (47, "tio"): ("priser/behandlingar-och-paket.md:13", "number word: '| Plus | 10 | 5 950 kr | 595 kr | 12 månader |'"),
+        (48, "twenty-four"): ("english/in-english.md:27", "number word: 'Please cancel physiotherapy appointments at least 24 hours in advance,'"),
     },
     # HAND END
 }

@@ -339,9 +339,14 @@ def hand_ok(text, s, e, line):
     converted value of the line. Returns a description or None."""
     sub = text[s:e]
     want = set()
+    tag_end = cr.clock_tag(text, e)
     for m in cr.TOKEN_RE.finditer(sub):
         v = cr.values(m.group(0))
         tag = cr.clock_tag(text, s + m.end())
+        if not tag and tag_end and re.search(r"[.:]", m.group(0)):
+            v = converted_values(m.group(0) + " " + tag_end)  # "5:30 to 6:30 pm"
+            want.add(frozenset(v))
+            continue
         if tag:
             v = converted_values(text[s + m.start():s + m.end() + 5])
             v = {x for x in v if x not in cr.values(m.group(0))} or v
