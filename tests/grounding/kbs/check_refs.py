@@ -259,6 +259,17 @@ HAND = {
         (47, "tio"): ("priser/behandlingar-och-paket.md:13", "number word: '| Plus | 10 | 5 950 kr | 595 kr | 12 månader |'"),
         (48, "twenty-four"): ("english/in-english.md:27", "number word: 'Please cancel physiotherapy appointments at least 24 hours in advance,'"),
     },
+    "golfklubb": {
+        (21, "11/4 2026"): ("banan.md:5", "month as a name vs digits: 'Banan öppnar: lördag 11 april 2026'"),
+        (22, "2026-05-31"): ("tavlingar.md:20", "month as a name vs digits: 'Sista anmälningsdag: 31 maj 2026'"),
+        (23, "2026-11-01"): ("banan.md:6", "month as a name vs digits: 'Banan stänger: söndag 1 november 2026'"),
+        (44, "tre"): ("index.md:24", "number word + month as a name vs digits: 'Telefontid kansliet: måndag–fredag kl. 10–12. Under juli har kansliet '"),
+        (45, "trettio"): ("traning.md:10", "number word: '| Privatlektion kort | 30 minuter | 450 kr | 1 |'"),
+        (46, "fyra"): ("banan.md:30", "number word: '- Högst 4 spelare per boll.'"),
+        (47, "femton"): ("tidsbokning.md:23", "number word: 'Incheckning i shoppen eller i appen senast 15 minuter före starttid. H'"),
+        (48, "tolv"): ("greenfee.md:40", "number word: 'Golfbil ska bokas senast 24 timmar i förväg via shoppen. Föraren måste'"),
+        (48, "två"): ("greenfee.md:40", "number word: 'Golfbil ska bokas senast 24 timmar i förväg via shoppen. Föraren måste'"),
+    },
     # HAND END
 }
 
