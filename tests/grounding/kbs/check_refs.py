@@ -270,6 +270,21 @@ HAND = {
         (48, "tolv"): ("greenfee.md:40", "number word: 'Golfbil ska bokas senast 24 timmar i förväg via shoppen. Föraren måste'"),
         (48, "två"): ("greenfee.md:40", "number word: 'Golfbil ska bokas senast 24 timmar i förväg via shoppen. Föraren måste'"),
     },
+    "gym": {
+        (6, "two"): ("gyms.md:20", "number word: 'Our largest gym, with 1,800 m² over two floors, two group training stu'"),
+        (19, "2026-01-07"): ("memberships.md:39", "month as a name vs digits: 'Join between January 7 and January 31, 2026 and pay no joining fee on '"),
+        (22, "5 am to 11"): ("gyms.md:12", "12-hour vs 24-hour clock: '| Kungsholmen, Stockholm | 07:00–19:00 | 05:00–23:00 | 08:00–20:00 |'"),
+        (23, "18:30"): ("classes.md:10", "12-hour vs 24-hour clock: '| Yoga Flow | Monday | 6.30 pm | 60 min | 20 |'"),
+        (24, "10:00–14:00"): ("contact.md:6", "12-hour vs 24-hour clock: '- Opening hours: Monday–Friday 9 am–5 pm, Saturday 10 am–2 pm. Closed '"),
+        (25, "5.30 am to 10.30"): ("gyms.md:13", "12-hour vs 24-hour clock: '| Linné, Göteborg | 08:00–20:00 | 05:30–22:30 | 07:00–21:00 |'"),
+        (26, "8 am–8"): ("contact.md:26", "12-hour vs 24-hour clock + month as a name vs digits: '| January 6, 2026 (Epiphany) | 08:00–20:00 |'"),
+        (37, "two"): ("personal-training.md:12", "number word: '| Duo session (2 people) | 1 | SEK 1,090 | SEK 545 per person | 3 mont'"),
+        (45, "twenty"): ("memberships.md:31", "number word: '- **Students** get 20% off the monthly price. You must be between 18 a'"),
+        (46, "forty-five"): ("classes.md:9", "number word + 12-hour vs 24-hour clock: '| Spin | Monday | 6.30 am | 45 min | 24 |'"),
+        (47, "sexton"): ("svenska/vanliga-fragor.md:19", "number word: 'Du kan bli medlem från 16 år. Är du under 18 år behöver en vårdnadshav'"),
+        (48, "two"): ("memberships.md:16", "number word: '- **Premium** includes everything in Flex, plus sauna access, 2 guest '"),
+        (49, "thirty"): ("memberships.md:51", "number word: \"- A membership without commitment can be cancelled with 30 days' notic\""),
+    },
     # HAND END
 }
 
