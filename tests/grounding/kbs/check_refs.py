@@ -285,6 +285,18 @@ HAND = {
         (48, "two"): ("memberships.md:16", "number word: '- **Premium** includes everything in Flex, plus sauna access, 2 guest '"),
         (49, "thirty"): ("memberships.md:51", "number word: \"- A membership without commitment can be cancelled with 30 days' notic\""),
     },
+    "hotell": {
+        (20, "2026-06-15 to 2026-08-15"): ("rooms/rooms-and-rates.md:9", "month as a name vs digits: '- High season: 15 June – 15 August 2026'"),
+        (23, "6"): ("practical-info.md:11", "12-hour vs 24-hour clock: '- Late check-out until 18:00: SEK 650'"),
+        (25, "4 pm until 1"): ("dining.md:25", "12-hour vs 24-hour clock: '| Friday–Saturday | 17.00–22.30 | 16.00–01.00 |'"),
+        (26, "8 am to 8"): ("spa.md:8", "12-hour vs 24-hour clock: '- Saturday: 08.00–20.00'"),
+        (44, "seven"): ("index.md:5", "number word: 'The ferry terminal is a 7-minute walk from the hotel, and Visby Airpor'"),
+        (45, "three"): ("practical-info.md:45", "number word: '- Lost property is kept for 3 months.'"),
+        (46, "twenty-four"): ("practical-info.md:34", "number word: '- From Visby Airport: the hotel shuttle runs on request, SEK 180 per p'"),
+        (47, "fyra"): ("svenska/om-hotellet.md:3", "number word: 'Harbourside Hotel Visby ligger vid hamnen i Visby, strax utanför ringm'"),
+        (47, "åttiosex"): ("svenska/om-hotellet.md:3", "number word: 'Harbourside Hotel Visby ligger vid hamnen i Visby, strax utanför ringm'"),
+        (48, "three"): ("rooms/rooms-and-rates.md:38", "number word + month as a name vs digits: 'During Medieval Week (9–16 August 2026) and Almedalen Week (21–26 June'"),
+    },
     # HAND END
 }
 
