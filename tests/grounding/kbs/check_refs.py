@@ -297,6 +297,19 @@ HAND = {
         (47, "åttiosex"): ("svenska/om-hotellet.md:3", "number word: 'Harbourside Hotel Visby ligger vid hamnen i Visby, strax utanför ringm'"),
         (48, "three"): ("rooms/rooms-and-rates.md:38", "number word + month as a name vs digits: 'During Medieval Week (9–16 August 2026) and Almedalen Week (21–26 June'"),
     },
+    "hunddagis": {
+        (19, "0706148293"): ("oppettider.md:28", "phone number without separators: ['070-614 82 93']"),
+        (21, "10/3 2026"): ("kurser.md:13", "month as a name vs digits: '- Grupp A: tisdagar kl. 18.00–19.00, start 10 mars 2026'"),
+        (22, "2026-02-01"): ("hundpensionat.md:26", "month as a name vs digits: 'Under högsäsong är minsta vistelse 3 nätter. Bokningen för sommaren öp'"),
+        (23, "2026-06-15 till 2026-08-16"): ("hundpensionat.md:23", "month as a name vs digits: '- Sommaren: 15 juni–16 augusti 2026'"),
+        (28, "två"): ("hunddagis.md:18", "number word: 'Syskonrabatt: 15 % på hund nummer två från samma hushåll (dras på den '"),
+        (41, "6:30 to 7:30"): ("kurser.md:14", "12-hour vs 24-hour clock + month as a name vs digits: '- Grupp B: onsdagar kl. 18.30–19.30, start 6 maj 2026'"),
+        (44, "sex"): ("kurser.md:7", "number word: 'För valpar från 10 veckor till 6 månaders ålder. Vi går igenom kontakt'"),
+        (45, "tre"): ("villkor.md:28", "number word: '- Tikar i löp får inte gå på dagiset under löpet; räkna med cirka 3 ve'"),
+        (46, "tre"): ("hundpensionat.md:26", "number word + month as a name vs digits: 'Under högsäsong är minsta vistelse 3 nätter. Bokningen för sommaren öp'"),
+        (47, "tredje"): ("villkor.md:17", "number word: '- Därefter ska vaccinationen förnyas vart 3:e år.'"),
+        (48, "fourteen"): ("english/information-in-english.md:29", "number word: '- Dogs must be vaccinated against distemper, hepatitis and parvovirus '"),
+    },
     # HAND END
 }
 
