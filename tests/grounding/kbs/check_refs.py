@@ -310,6 +310,19 @@ HAND = {
         (47, "tredje"): ("villkor.md:17", "number word: '- Därefter ska vaccinationen förnyas vart 3:e år.'"),
         (48, "fourteen"): ("english/information-in-english.md:29", "number word: '- Dogs must be vaccinated against distemper, hepatitis and parvovirus '"),
     },
+    "hyrbil": {
+        (17, "0771 454 500"): ("offices.md:15", "phone number without separators: ['46 771 45 45 00']"),
+        (20, "2026-04-03"): ("offices.md:25", "month as a name vs digits: '- Good Friday (April 3, 2026) and Easter Monday (April 6, 2026): all o'"),
+        (22, "7 am to 8"): ("offices.md:8", "12-hour vs 24-hour clock: '| Stockholm | Hälsingegatan 43, 113 31 Stockholm | +46 8 550 12 34 | 0'"),
+        (23, "10:00–14:00"): ("offices.md:17", "12-hour vs 24-hour clock: '- Hours: Monday–Friday 8 am–6 pm, Saturday 10 am–2 pm, closed on Sunda'"),
+        (24, "9 am to 3"): ("offices.md:9", "12-hour vs 24-hour clock: '| Malmö | Carlsgatan 14, 211 20 Malmö | +46 40 700 43 21 | 07:30–18:30'"),
+        (41, "twenty-five"): ("vans-and-moving.md:24", "number word: '- Minimum age: 21 years for the small van and 25 years for the large v'"),
+        (42, "twenty-five"): ("prices.md:3", "number word: 'All prices are in SEK and include 25% VAT. The daily price applies per'"),
+        (43, "tre hundra"): ("svenska/kundtjanst.md:21", "number word: 'För personbilar ingår 300 km per dygn och för skåpbilar 150 km per dyg'"),
+        (44, "fyrtioåtta"): ("svenska/kundtjanst.md:24", "number word: 'Ja, avbokning är kostnadsfri fram till 48 timmar före hämtning. Vid se'"),
+        (45, "nine"): ("prices.md:14", "number word: '| Minibus (M) | Volkswagen Caravelle or similar | 9 | SEK 1,490 | SEK '"),
+        (46, "tjugofyra"): ("svenska/kundtjanst.md:8", "number word: '- E-post: kundservice@nordvikrental.se. Vi svarar inom 24 timmar på va'"),
+    },
     # HAND END
 }
 

@@ -351,7 +351,13 @@ def hand_ok(text, s, e, line):
             v = converted_values(text[s + m.start():s + m.end() + 5])
             v = {x for x in v if x not in cr.values(m.group(0))} or v
         want.add(frozenset(v))
-    for m in re.finditer(r"[A-Za-zåäöÅÄÖ-]+", sub):
+    joined = re.sub(r"[\s-]+", "", re.sub(r"[0-9.,:]", "", sub))
+    if " " in sub.strip() and cr.NUMBER_WORDS.search(sub) and word_value(joined):
+        want.add(frozenset({str(word_value(joined))}))   # "tre hundra" = 300
+        sub_words = []
+    else:
+        sub_words = list(re.finditer(r"[A-Za-zåäöÅÄÖ-]+", sub))
+    for m in sub_words:
         w = m.group(0)
         if w.lower() in ("en", "ett", "one", "a"):
             continue
