@@ -73,6 +73,7 @@ NAMES = {
     "farja": [r"\b[Ll]injen? [0-9]+\b", r"\b[Ll]ines? [0-9]+\b"],
     "frisor": [r"\b[Bb]uss(?:linje)? [0-9]+\b", r"\b[Ll]injen? [0-9]+\b", r"\b[Bb]us(?: line)? [0-9]+\b"],
     "fysioterapi": [r"\bBalansträning(?:en)?(?: för)? 65\+"],  # the course "Balansträning 65+"
+    "kurir": [r"\bExpress 09\b"],                  # the product "Express 09"
     # NAMES END
 }
 
@@ -322,6 +323,19 @@ HAND = {
         (44, "fyrtioåtta"): ("svenska/kundtjanst.md:24", "number word: 'Ja, avbokning är kostnadsfri fram till 48 timmar före hämtning. Vid se'"),
         (45, "nine"): ("prices.md:14", "number word: '| Minibus (M) | Volkswagen Caravelle or similar | 9 | SEK 1,490 | SEK '"),
         (46, "tjugofyra"): ("svenska/kundtjanst.md:8", "number word: '- E-post: kundservice@nordvikrental.se. Vi svarar inom 24 timmar på va'"),
+    },
+    "kurir": {
+        (21, "18/12 2026"): ("customer-service.md:39", "month as a name vs digits: '- Domestic Standard: Friday 18 December 2026'"),
+        (23, "2026-04-30"): ("index.md:25", "month as a name vs digits: 'Book a parcel to Denmark, Finland or Norway online between 1 March and'"),
+        (24, "11 am to 3"): ("locations-and-opening-hours.md:10", "12-hour vs 24-hour clock: '| Stockholm Västberga | Elektravägen 22 | 07.00–20.00 | 09.00–16.00 | '"),
+        (25, "2"): ("express-and-same-day.md:9", "12-hour vs 24-hour clock: 'Delivered before 09:00 the next working day to business addresses in 2'"),
+        (26, "10:00–18:00"): ("locations-and-opening-hours.md:23", "12-hour vs 24-hour clock: '- Saturday: 10 am–6 pm'"),
+        (27, "10 am and 2"): ("customer-service.md:15", "12-hour vs 24-hour clock: '| Private customers | 08.00–18.00 | 10.00–14.00 | Closed |'"),
+        (44, "thirty"): ("returns-and-claims.md:8", "number word: '- A printed return label is valid for 30 days.'"),
+        (45, "two"): ("express-and-same-day.md:13", "number word: 'Delivered to Denmark, Finland and Norway in 2 working days. Book by 15'"),
+        (46, "five"): ("returns-and-claims.md:26", "number word: '- Payment: approved compensation is paid within 5 working days.'"),
+        (47, "six"): ("index.md:11", "number word: '- Service centres: 6'"),
+        (48, "three"): ("index.md:12", "number word: '- Sorting terminals: 3 (Sundsvall, Jönköping and Borlänge)'"),
     },
     # HAND END
 }
