@@ -337,6 +337,18 @@ HAND = {
         (47, "six"): ("index.md:11", "number word: '- Service centres: 6'"),
         (48, "three"): ("index.md:12", "number word: '- Sorting terminals: 3 (Sundsvall, Jönköping and Borlänge)'"),
     },
+    "laddning": {
+        (18, "0771452099"): ("kundservice.md:9", "phone number without separators: ['0771-45 20 99']"),
+        (21, "2026-03-15"): ("laddstationer.md:15", "month as a name vs digits: 'Lycksele E12 öppnar den 15 mars 2026.'"),
+        (22, "28/1 2026"): ("fakturering.md:31", "month as a name vs digits: 'Decemberfakturan 2025 skickas ut den 8 januari 2026 och förfaller den '"),
+        (23, "2025-10-01"): ("priser.md:30", "month as a name vs digits: 'Vi meddelar prisändringar minst 30 dagar i förväg via appen och e-post'"),
+        (42, "10 pm and 6"): ("kampanjer.md:9", "12-hour vs 24-hour clock: 'Plus-kunder får 20 % rabatt på laddning i DC Snabb mellan kl. 22.00 oc'"),
+        (44, "trettio"): ("abonnemang.md:25", "number word: 'Nya kunder kan prova Plus gratis i 30 dagar. Säger du inte upp provper'"),
+        (45, "tolv"): ("abonnemang.md:8", "number word: '| Plus | 199 kr | 1 990 kr | 12 månader | 2 |'"),
+        (46, "fyra"): ("priser.md:22", "number word: '- AC-laddare: 0,50 kr per minut, efter 4 timmar från laddstart'"),
+        (47, "fifteen"): ("english/faq.md:13", "number word: 'Please move your car when charging is finished. On DC chargers an idle'"),
+        (48, "tre"): ("kampanjer.md:21", "number word + month as a name vs digits: 'Nya Bas-kunder som tecknar abonnemang mellan 1 juni och 31 augusti 202'"),
+    },
     # HAND END
 }
 

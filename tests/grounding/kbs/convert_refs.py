@@ -54,7 +54,7 @@ MORPH = sorted(list(WORD_VALUES) + list(SCALES), key=len, reverse=True)
 
 # what may follow a number before its reference: units, periods, bounds (REFERENCED.md)
 UNIT_WORDS = (
-    r"års ålder|years of age|år gammal|years old|medlemmar|members|anställda|employees|doser|doses|"
+    r"kr/\S+|öre/\S+|sek/\S+|€/\S+|procentenheter|procentenhet|percentage points|års ålder|years of age|år gammal|years old|medlemmar|members|anställda|employees|doser|doses|"
     r"butiker|shops|stores|parkeringsplatser|spaces|kurser|courses|banor|courts|stugor|cabins|"
     r"fordon|vehicles|hundar|dogs|behandlingar|treatments|klasser|classes|stationer|stations|"
     r"laddare|chargers|sidor|pages|kr|kronor|kronors|sek|eur|euro|€|\$|usd|nok|dkk|öre|%|procent|procents|percent|per cent|"
