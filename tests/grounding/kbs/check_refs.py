@@ -74,6 +74,7 @@ NAMES = {
     "frisor": [r"\b[Bb]uss(?:linje)? [0-9]+\b", r"\b[Ll]injen? [0-9]+\b", r"\b[Bb]us(?: line)? [0-9]+\b"],
     "fysioterapi": [r"\bBalansträning(?:en)?(?: för)? 65\+"],  # the course "Balansträning 65+"
     "kurir": [r"\bExpress 09\b"],                  # the product "Express 09"
+    "marina": [r"\b(?:[Pp]etrol|[Bb]ensin) 95(?: E10)?\b", r"\b[24]-(?:stroke|takt)\b"],  # fuel and oil names
     # NAMES END
 }
 
@@ -348,6 +349,22 @@ HAND = {
         (46, "fyra"): ("priser.md:22", "number word: '- AC-laddare: 0,50 kr per minut, efter 4 timmar från laddstart'"),
         (47, "fifteen"): ("english/faq.md:13", "number word: 'Please move your car when charging is finished. On DC chargers an idle'"),
         (48, "tre"): ("kampanjer.md:21", "number word + month as a name vs digits: 'Nya Bas-kunder som tecknar abonnemang mellan 1 juni och 31 augusti 202'"),
+    },
+    "marina": {
+        (22, "2026-08-31"): ("boatyard/winter-storage-and-crane.md:16", "month as a name vs digits: 'Crane lifts are not included, except in the heated hall, where lift-ou'"),
+        (24, "8 am to 8"): ("index.md:23", "12-hour vs 24-hour clock: '- Monday–Friday: 08.00–20.00'"),
+        (25, "09:00–19:00"): ("services/fuel-dock-and-chandlery.md:20", "12-hour vs 24-hour clock: '- Saturday–Sunday: 9 am – 7 pm'"),
+        (26, "1"): ("guest-harbour/nightly-fees.md:29", "12-hour vs 24-hour clock: '- Arrival from: 13:00'"),
+        (27, "6 am to 11"): ("services/electricity-showers-and-facilities.md:14", "12-hour vs 24-hour clock + month as a name vs digits: 'The service building next to the harbour office has 6 showers, 8 toile'"),
+        (42, "8–19"): ("services/fuel-dock-and-chandlery.md:19", "12-hour vs 24-hour clock: '- Monday–Friday: 8 am – 7 pm'"),
+        (44, "fourteen"): ("guest-harbour/nightly-fees.md:33", "number word: '- Maximum stay in high season: 14 nights'"),
+        (45, "fyra"): ("svenska/gasthamn.md:19", "number word: 'Ankomst tidigast kl. 13, avresa senast kl. 11. El kostar 60 kr per nat'"),
+        (45, "tio"): ("svenska/gasthamn.md:19", "number word: 'Ankomst tidigast kl. 13, avresa senast kl. 11. El kostar 60 kr per nat'"),
+        (46, "seven"): ("guest-harbour/nightly-fees.md:37", "number word: 'Stay 7 nights and pay for 6: the seventh night is free in low and mid '"),
+        (46, "six"): ("guest-harbour/nightly-fees.md:37", "number word: 'Stay 7 nights and pay for 6: the seventh night is free in low and mid '"),
+        (47, "ten"): ("seasonal-berths.md:26", "number word + month as a name vs digits: 'The queue fee is SEK 250 per year. About 140 people are in the queue, '"),
+        (48, "eight"): ("services/electricity-showers-and-facilities.md:14", "number word + month as a name vs digits: 'The service building next to the harbour office has 6 showers, 8 toile'"),
+        (48, "six"): ("services/electricity-showers-and-facilities.md:14", "number word + month as a name vs digits: 'The service building next to the harbour office has 6 showers, 8 toile'"),
     },
     # HAND END
 }
