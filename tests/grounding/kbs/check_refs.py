@@ -366,6 +366,19 @@ HAND = {
         (48, "eight"): ("services/electricity-showers-and-facilities.md:14", "number word + month as a name vs digits: 'The service building next to the harbour office has 6 showers, 8 toile'"),
         (48, "six"): ("services/electricity-showers-and-facilities.md:14", "number word + month as a name vs digits: 'The service building next to the harbour office has 6 showers, 8 toile'"),
     },
+    "museum": {
+        (20, "2026-09-27"): ("exhibitions.md:22", "month as a name vs digits: '| Salt and Iron: The Shipyard in Photographs 1880–1950 | 28 March 2026'"),
+        (22, "24/10 2026"): ("exhibitions.md:24", "month as a name vs digits: '| Wrecks of the Hanö Bight | 24 October 2026 | 5 April 2027 | 2 |'"),
+        (23, "2026-03-02"): ("ship/ellinor.md:36", "month as a name vs digits: 'Booking opens on 2 March 2026 on our booking line, 0455-36 20 15.'"),
+        (24, "12:30"): ("guided-tours.md:10", "12-hour vs 24-hour clock: '| Museum highlights | English | Daily | 12.30 | 45 min | 25 |'"),
+        (25, "10 am to 6"): ("visit/opening-hours.md:7", "12-hour vs 24-hour clock: '- Monday–Sunday: 10.00–18.00'"),
+        (26, "11:30 am–3:30"): ("visit/opening-hours.md:41", "12-hour vs 24-hour clock: 'Rest of the year: Tuesday–Sunday 11.30–15.30'"),
+        (44, "thirty"): ("guided-tours.md:13", "number word: '| On board Ellinor | English | Saturday and Sunday | 15.00 | 30 min | '"),
+        (45, "six"): ("ship/ellinor.md:3", "number word: '*Ellinor* is a three-masted topsail schooner, built in 1896 at a yard '"),
+        (46, "twelve"): ("visit/tickets.md:18", "number word: 'Annual pass: unlimited visits for 12 months from the date of purchase,'"),
+        (47, "two"): ("faq.md:13", "number word: 'Yes. The whole museum is step-free, and there are accessible toilets o'"),
+        (48, "four"): ("groups-and-schools.md:17", "number word: 'Private tours are given in Swedish, English and German. Polish and Fre'"),
+    },
     # HAND END
 }
 

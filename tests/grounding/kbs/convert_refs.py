@@ -54,11 +54,11 @@ MORPH = sorted(list(WORD_VALUES) + list(SCALES), key=len, reverse=True)
 
 # what may follow a number before its reference: units, periods, bounds (REFERENCED.md)
 UNIT_WORDS = (
-    r"kr/\S+|öre/\S+|sek/\S+|€/\S+|procentenheter|procentenhet|percentage points|års ålder|years of age|år gammal|years old|medlemmar|members|anställda|employees|doser|doses|"
+    r"m/s|km/h|kr/\S+|öre/\S+|sek/\S+|€/\S+|procentenheter|procentenhet|percentage points|års ålder|years of age|år gammal|years old|medlemmar|members|anställda|employees|doser|doses|"
     r"butiker|shops|stores|parkeringsplatser|spaces|kurser|courses|banor|courts|stugor|cabins|"
     r"fordon|vehicles|hundar|dogs|behandlingar|treatments|klasser|classes|stationer|stations|"
     r"laddare|chargers|sidor|pages|kr|kronor|kronors|sek|eur|euro|€|\$|usd|nok|dkk|öre|%|procent|procents|percent|per cent|"
-    r"kr/\S+|öre/\S+|sek/\S+|€/\S+|min|minuter|minuters|minute|minutes|mins?|h|tim|timme|timmar|"
+    r"m/s|km/h|kr/\S+|öre/\S+|sek/\S+|€/\S+|min|minuter|minuters|minute|minutes|mins?|h|tim|timme|timmar|"
     r"timmars|hour|hours|dag|dagar|dagars|day|days|vecka|veckor|veckors|week|weeks|månad|månader|"
     r"månaders|mån|month|months|år|års|year|years|st|styck|stycken|pieces?|personer|person|people|"
     r"pers|gäster|guests|platser|places|seats|kg|g|gram|hg|l|liter|litres|liters|ml|cl|dl|cm|mm|m|"
@@ -348,7 +348,7 @@ def hand_ok(text, s, e, line):
             want.add(frozenset(v))
             continue
         if tag:
-            v = converted_values(text[s + m.start():s + m.end() + 5])
+            v = converted_values(m.group(0) + " " + tag)
             v = {x for x in v if x not in cr.values(m.group(0))} or v
         want.add(frozenset(v))
     joined = re.sub(r"[\s-]+", "", re.sub(r"[0-9.,:]", "", sub))
