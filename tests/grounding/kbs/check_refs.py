@@ -379,6 +379,17 @@ HAND = {
         (47, "two"): ("faq.md:13", "number word: 'Yes. The whole museum is step-free, and there are accessible toilets o'"),
         (48, "four"): ("groups-and-schools.md:17", "number word: 'Private tours are given in Swedish, English and German. Polish and Fre'"),
     },
+    "optiker": {
+        (20, "2026-03-09 till 2026-04-12"): ("erbjudanden.md:15", "month as a name vs digits: 'Kampanjperiod: 9 mars – 12 april 2026'"),
+        (21, "2026-06-19"): ("butiker.md:38", "month as a name vs digits: 'Alla butiker har stängt på julafton, juldagen och nyårsdagen. På nyårs'"),
+        (22, "4/12 2026"): ("erbjudanden.md:29", "month as a name vs digits: 'Beställ progressiva glasögon senast den 4 december 2026 och enkelslipa'"),
+        (41, "10 am to 2"): ("butiker.md:34", "12-hour vs 24-hour clock: 'Vi har öppet måndag–torsdag 9.30–17.30 och fredag 9.30–16.00. På lörda'"),
+        (44, "sextio"): ("garanti-och-kop.md:6", "number word: 'Tillvänjningsgaranti progressiva glas: 60 dagar'"),
+        (45, "fyrtiofem"): ("synundersokning.md:13", "number word: '| Kontaktlinsundersökning | 695 kr | 45 min |'"),
+        (46, "tre"): ("glasogon.md:27", "number word: 'Leveranstid glas med index 1,74 eller prisma: cirka 3 veckor'"),
+        (47, "två"): ("synundersokning.md:22", "number word: 'Vi skickar intyget elektroniskt till Transportstyrelsen samma dag. Ett'"),
+        (48, "thirty"): ("english/faq.md:23", "number word: 'Frames can be returned within 30 days if they are undamaged. Varifocal'"),
+    },
     # HAND END
 }
 
