@@ -390,6 +390,22 @@ HAND = {
         (47, "två"): ("synundersokning.md:22", "number word: 'Vi skickar intyget elektroniskt till Transportstyrelsen samma dag. Ett'"),
         (48, "thirty"): ("english/faq.md:23", "number word: 'Frames can be returned within 30 days if they are undamaged. Varifocal'"),
     },
+    "padel": {
+        (11, "tre"): ("bokning-och-avbokning.md:18", "number word: 'Uteblir du från en bokning tre gånger inom 90 dagar stängs du av från '"),
+        (21, "2026-10-17"): ("kalas-och-event.md:26", "month as a name vs digits: 'Vår årliga padelturnering för amatörer spelas lördag–söndag 17–18 okto'"),
+        (21, "2026-10-18"): ("kalas-och-event.md:26", "month as a name vs digits: 'Vår årliga padelturnering för amatörer spelas lördag–söndag 17–18 okto'"),
+        (22, "2026-08-10"): ("kurser-och-junior.md:28", "month as a name vs digits: 'Sista anmälningsdag: 10 augusti 2026.'"),
+        (23, "9/10 2026"): ("kalas-och-event.md:32", "month as a name vs digits: '- Lottningen publiceras: 9 oktober 2026'"),
+        (40, "5"): ("bowling.md:9", "12-hour vs 24-hour clock: '| Före kl. 17 | 345 kr | 445 kr |'"),
+        (42, "11"): ("restaurang.md:8", "12-hour vs 24-hour clock: '- Fredag: 11.00–23.00 (köket stänger 21.30)'"),
+        (42, "9.30"): ("restaurang.md:8", "12-hour vs 24-hour clock: '- Fredag: 11.00–23.00 (köket stänger 21.30)'"),
+        (44, "fyra"): ("kurser-och-junior.md:9", "number word: '| Nybörjarkurs | 4 | 60 min | 1 490 kr | 4 |'"),
+        (44, "sextio"): ("kurser-och-junior.md:9", "number word: '| Nybörjarkurs | 4 | 60 min | 1 490 kr | 4 |'"),
+        (45, "sju"): ("padel/medlemskap.md:3", "number word: 'Som medlem bokar du banor längre i förväg och får rabatt på varje bokn'"),
+        (46, "tolv"): ("bowling.md:3", "number word: 'Vi har 12 bowlingbanor med automatisk poängräkning och rännstopp (bump'"),
+        (47, "trettiotvå"): ("kalas-och-event.md:30", "number word: '- Antal par: högst 32 par per klass'"),
+        (48, "fyrtio"): ("kalas-och-event.md:35", "number word: 'Alla matcher spelas i bäst av tre set, och i gruppspelet spelas matche'"),
+    },
     # HAND END
 }
 
