@@ -75,6 +75,7 @@ NAMES = {
     "fysioterapi": [r"\bBalansträning(?:en)?(?: för)? 65\+"],  # the course "Balansträning 65+"
     "kurir": [r"\bExpress 09\b"],                  # the product "Express 09"
     "marina": [r"\b(?:[Pp]etrol|[Bb]ensin) 95(?: E10)?\b", r"\b[24]-(?:stroke|takt)\b"],  # fuel and oil names
+    "parkering": [r"\biOS [0-9]+\b"],             # a software version
     # NAMES END
 }
 
@@ -405,6 +406,23 @@ HAND = {
         (46, "tolv"): ("bowling.md:3", "number word: 'Vi har 12 bowlingbanor med automatisk poängräkning och rännstopp (bump'"),
         (47, "trettiotvå"): ("kalas-och-event.md:30", "number word: '- Antal par: högst 32 par per klass'"),
         (48, "fyrtio"): ("kalas-och-event.md:35", "number word: 'Alla matcher spelas i bäst av tre set, och i gruppspelet spelas matche'"),
+    },
+    "parkering": {
+        (5, "five"): ("car-parks.md:3", "number word: 'CityPark Nordic AB has run car parks in Skåne since 2009. Today we ope'"),
+        (18, "0771 443 210"): ("contact.md:7", "phone number without separators: ['0771-44 32 10']"),
+        (20, "2026-04-30"): ("campaigns/commuter-2026.md:7", "month as a name vs digits: 'Sign-up period: 2 March – 30 April 2026'"),
+        (22, "2026-06-01"): ("campaigns/commuter-2026.md:8", "month as a name vs digits: 'Latest permit start: 1 June 2026'"),
+        (23, "10:00 and 14:00"): ("contact.md:15", "12-hour vs 24-hour clock: '- Customer service: weekdays 7.30 am–6 pm, Saturday 10 am–2 pm'"),
+        (24, "6"): ("car-parks.md:10", "12-hour vs 24-hour clock: '| CityPark Davidshall | Malmö | Fersens väg 7 | 185 | 12 | 1.95 m | 06'"),
+        (25, "8 am to 6"): ("contact.md:24", "12-hour vs 24-hour clock: '- Thursday: 08.00–18.00'"),
+        (26, "09:00–16:00"): ("contact.md:31", "12-hour vs 24-hour clock: '- Monday–Friday: 9 am–4 pm, closed for lunch 12–1 pm'"),
+        (26, "12:00–13:00"): ("contact.md:31", "12-hour vs 24-hour clock: '- Monday–Friday: 9 am–4 pm, closed for lunch 12–1 pm'"),
+        (36, "four"): ("car-parks.md:25", "number word + month as a name vs digits: 'Hyllie Syd has 610 spaces on four levels next to the arena and Hyllie '"),
+        (44, "45"): ("ev-charging.md:25", "notation: 'A session on a DC fast charger is limited to forty-five minutes. After'"),
+        (45, "3"): ("permits.md:29", "notation: '- Notice period, reserved and EV charging bays: three calendar months'"),
+        (46, "six"): ("car-parks.md:33", "number word: 'Brunnshög is our newest car park, opened in 2023 next to the tram stop'"),
+        (47, "two"): ("rates.md:35", "number word + month as a name vs digits: 'Christmas shopping at Davidshall: the first 2 hours are free on Saturd'"),
+        (48, "five hundred"): ("fines-and-complaints.md:9", "number word: '| No valid payment or permit | 500 kr |'"),
     },
     # HAND END
 }
