@@ -424,6 +424,21 @@ HAND = {
         (47, "two"): ("rates.md:35", "number word + month as a name vs digits: 'Christmas shopping at Davidshall: the first 2 hours are free on Saturd'"),
         (48, "five hundred"): ("fines-and-complaints.md:9", "number word: '| No valid payment or permit | 500 kr |'"),
     },
+    "rormokare": {
+        (21, "2026-09-01 till 2026-10-31"): ("kampanj.md:6", "month as a name vs digits: 'Kampanjperiod: 1 september–31 oktober 2026'"),
+        (22, "13/7–2/8 2026"): ("kontakt.md:35", "month as a name vs digits: 'Sommarstängt: Enköpingskontoret håller stängt vecka 29–31, alltså 13 j'"),
+        (23, "30/11 2026"): ("kampanj.md:7", "month as a name vs digits: 'Sista dag för utförande: 30 november 2026'"),
+        (42, "2"): ("english/in-english.md:3", "notation: 'Rörkraft i Mälardalen is a plumbing and heating company with offices i'"),
+        (42, "4"): ("english/in-english.md:3", "notation: 'Rörkraft i Mälardalen is a plumbing and heating company with offices i'"),
+        (44, "tjugofyra"): ("priser/fastpriser.md:18", "number word: 'Bytet av golvbrunn tar två arbetsdagar eftersom tätskiktet måste torka'"),
+        (44, "två"): ("priser/fastpriser.md:18", "number word: 'Bytet av golvbrunn tar två arbetsdagar eftersom tätskiktet måste torka'"),
+        (45, "tjugofem"): ("garanti-och-betalning.md:14", "number word: '| Toalettstol – porslin | 25 år |'"),
+        (46, "tre"): ("jour.md:19", "number word: '- Zon 3: inom 3 timmar'"),
+        (47, "sex"): ("garanti-och-betalning.md:33", "number word: 'Via vår finanspartner kan du dela upp betalningen på 6, 12 eller 24 må'"),
+        (47, "tjugofyra"): ("garanti-och-betalning.md:33", "number word: 'Via vår finanspartner kan du dela upp betalningen på 6, 12 eller 24 må'"),
+        (47, "tolv"): ("garanti-och-betalning.md:33", "number word: 'Via vår finanspartner kan du dela upp betalningen på 6, 12 eller 24 må'"),
+        (48, "ninety"): ("english/in-english.md:22", "number word: 'Our emergency service covers evenings, nights and weekends. In the Väs'"),
+    },
     # HAND END
 }
 

@@ -54,11 +54,11 @@ MORPH = sorted(list(WORD_VALUES) + list(SCALES), key=len, reverse=True)
 
 # what may follow a number before its reference: units, periods, bounds (REFERENCED.md)
 UNIT_WORDS = (
-    r"m/s|km/h|kr/\S+|öre/\S+|sek/\S+|€/\S+|procentenheter|procentenhet|percentage points|års ålder|years of age|år gammal|years old|medlemmar|members|anställda|employees|doser|doses|"
+    r"m/s|km/h|arbetstimmar|arbetstimme|kr/\S+|öre/\S+|sek/\S+|€/\S+|procentenheter|procentenhet|percentage points|års ålder|years of age|år gammal|years old|medlemmar|members|anställda|employees|doser|doses|"
     r"butiker|shops|stores|parkeringsplatser|spaces|kurser|courses|banor|courts|stugor|cabins|"
     r"fordon|vehicles|hundar|dogs|behandlingar|treatments|klasser|classes|stationer|stations|"
     r"laddare|chargers|sidor|pages|kr|kronor|kronors|sek|eur|euro|€|\$|usd|nok|dkk|öre|%|procent|procents|percent|per cent|"
-    r"m/s|km/h|kr/\S+|öre/\S+|sek/\S+|€/\S+|min|minuter|minuters|minute|minutes|mins?|h|tim|timme|timmar|"
+    r"m/s|km/h|arbetstimmar|arbetstimme|kr/\S+|öre/\S+|sek/\S+|€/\S+|min|minuter|minuters|minute|minutes|mins?|h|tim|timme|timmar|"
     r"timmars|hour|hours|dag|dagar|dagars|day|days|vecka|veckor|veckors|week|weeks|månad|månader|"
     r"månaders|mån|month|months|år|års|year|years|st|styck|stycken|pieces?|personer|person|people|"
     r"pers|gäster|guests|platser|places|seats|kg|g|gram|hg|l|liter|litres|liters|ml|cl|dl|cm|mm|m|"
@@ -408,8 +408,11 @@ def place(answer, assign, kb):
     out = answer
     inserts = []
     assign = sorted(assign)
+    phones = cr.phone_runs(answer)
     for j, (s, e, ref) in enumerate(assign):
         pos = ref_position(answer, e)
+        if any(a <= s and e <= b for a, b, _ in phones):
+            pos = e                                    # a phone number takes no unit words
         if j + 1 < len(assign) and pos > assign[j + 1][0]:
             pos = e
         inserts.append((pos, ref))
