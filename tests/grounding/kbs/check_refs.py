@@ -439,6 +439,19 @@ HAND = {
         (47, "tolv"): ("garanti-och-betalning.md:33", "number word: 'Via vår finanspartner kan du dela upp betalningen på 6, 12 eller 24 må'"),
         (48, "ninety"): ("english/in-english.md:22", "number word: 'Our emergency service covers evenings, nights and weekends. In the Väs'"),
     },
+    "saas": {
+        (21, "2026-03-01"): ("billing.md:30", "month as a name vs digits: 'On 15 December 2025 we announced that the following list prices (SEK p'"),
+        (23, "2, 2026 until 30/4 2026"): ("trial-and-onboarding.md:30", "month as a name vs digits: 'New customers who sign a yearly Business plan between 2 March and 30 A'"),
+        (24, "8 am to 4"): ("contact-and-support-hours.md:12", "12-hour vs 24-hour clock: '- Friday: 08.00–16.00'"),
+        (25, "2 am and 5"): ("sla-and-uptime.md:25", "12-hour vs 24-hour clock: 'Scheduled maintenance does not count as downtime. Maintenance takes pl'"),
+        (26, "09:00–17:30"): ("contact-and-support-hours.md:21", "12-hour vs 24-hour clock: '- Monday to Friday: 9 am – 5.30 pm (UK time)'"),
+        (44, "seven"): ("trial-and-onboarding.md:12", "number word: 'Need more time to evaluate? Our sales team can extend the trial once, '"),
+        (45, "sixty"): ("data-retention.md:24", "number word: 'After your subscription ends, you keep read-only access and can export'"),
+        (46, "six"): ("trial-and-onboarding.md:18", "number word: '- Enterprise: a dedicated onboarding project of up to 6 weeks, includi'"),
+        (46, "three"): ("trial-and-onboarding.md:18", "number word: '- Enterprise: a dedicated onboarding project of up to 6 weeks, includi'"),
+        (47, "fjorton"): ("svenska/kundtjanst.md:14", "number word: 'Prova Tellwise gratis i 14 dagar – inget kort behövs.'"),
+        (48, "five"): ("faq.md:10", "number word: 'Starter and Team include 1 help centre, Business includes 5 and Enterp'"),
+    },
     # HAND END
 }
 
