@@ -76,6 +76,7 @@ NAMES = {
     "kurir": [r"\bExpress 09\b"],                  # the product "Express 09"
     "marina": [r"\b(?:[Pp]etrol|[Bb]ensin) 95(?: E10)?\b", r"\b[24]-(?:stroke|takt)\b"],  # fuel and oil names
     "parkering": [r"\biOS [0-9]+\b"],             # a software version
+    "simhall": [r"\b[Bb]uss(?:linje)? [0-9]+\b", r"\b[Ll]injen? [0-9]+\b", r"\b[Bb]us(?: line)? [0-9]+\b"],
     # NAMES END
 }
 
@@ -451,6 +452,19 @@ HAND = {
         (46, "three"): ("trial-and-onboarding.md:18", "number word: '- Enterprise: a dedicated onboarding project of up to 6 weeks, includi'"),
         (47, "fjorton"): ("svenska/kundtjanst.md:14", "number word: 'Prova Tellwise gratis i 14 dagar – inget kort behövs.'"),
         (48, "five"): ("faq.md:10", "number word: 'Starter and Team include 1 help centre, Business includes 5 and Enterp'"),
+    },
+    "simhall": {
+        (19, "0703184490"): ("kontakt.md:9", "phone number without separators: ['070-318 44 90']"),
+        (22, "15/11 2026"): ("banbokning.md:23", "month as a name vs digits: '- Säsongsbokning för våren 2027 ska vara inne senast 15 november 2026.'"),
+        (23, "2026-08-24"): ("simskola.md:22", "month as a name vs digits: '- Höstterminen 2026 startar vecka 35, måndag 24 augusti 2026.'"),
+        (44, "tjugofem"): ("index.md:9", "number word: '- **Stora bassängen** – 25 meter och 8 banor för motionssim och föreni'"),
+        (44, "åtta"): ("index.md:9", "number word: '- **Stora bassängen** – 25 meter och 8 banor för motionssim och föreni'"),
+        (45, "trettio"): ("simskola.md:9", "number word: '| Babysim | 3–12 månader | 8 | 30 min | 1 120 kr |'"),
+        (45, "åtta"): ("simskola.md:9", "number word: '| Babysim | 3–12 månader | 8 | 30 min | 1 120 kr |'"),
+        (46, "sju"): ("regler.md:7", "number word: '- Barn under 7 år ska ha en simkunnig vuxen (minst 18 år) med sig i va'"),
+        (46, "tre"): ("regler.md:7", "number word: '- Barn under 7 år ska ha en simkunnig vuxen (minst 18 år) med sig i va'"),
+        (47, "sju"): ("banbokning.md:24", "number word: '- Avbokning ska göras senast 7 dagar före bokad tid. Senare avbokninga'"),
+        (48, "två"): ("kontakt.md:17", "number word: 'Vi svarar på e-post inom 2 arbetsdagar.'"),
     },
     # HAND END
 }
