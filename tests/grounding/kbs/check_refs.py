@@ -76,7 +76,7 @@ NAMES = {
     "kurir": [r"\bExpress 09\b"],                  # the product "Express 09"
     "marina": [r"\b(?:[Pp]etrol|[Bb]ensin) 95(?: E10)?\b", r"\b[24]-(?:stroke|takt)\b"],  # fuel and oil names
     "parkering": [r"\biOS [0-9]+\b"],             # a software version
-    "simhall": [r"\b[Bb]uss(?:linje)? [0-9]+\b", r"\b[Ll]injen? [0-9]+\b", r"\b[Bb]us(?: line)? [0-9]+\b"],
+    "simhall": [r"\b[Bb]uss(?:linje)? [0-9]+(?: (?:eller|och) [0-9]+)?\b", r"\b[Ll]injen? [0-9]+\b", r"\b[Bb]us(?: line)? [0-9]+\b"],
     # NAMES END
 }
 
