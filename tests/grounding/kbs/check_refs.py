@@ -77,6 +77,7 @@ NAMES = {
     "marina": [r"\b(?:[Pp]etrol|[Bb]ensin) 95(?: E10)?\b", r"\b[24]-(?:stroke|takt)\b"],  # fuel and oil names
     "parkering": [r"\biOS [0-9]+\b"],             # a software version
     "simhall": [r"\b[Bb]uss(?:linje)? [0-9]+(?: (?:eller|och) [0-9]+)?\b", r"\b[Ll]injen? [0-9]+\b", r"\b[Bb]us(?: line)? [0-9]+\b"],
+    "skidort": [r"\b[Ll]injen? [0-9]+\b", r"\b[Bb]uss(?:linje)? [0-9]+\b"],
     # NAMES END
 }
 
@@ -465,6 +466,17 @@ HAND = {
         (46, "tre"): ("regler.md:7", "number word: '- Barn under 7 år ska ha en simkunnig vuxen (minst 18 år) med sig i va'"),
         (47, "sju"): ("banbokning.md:24", "number word: '- Avbokning ska göras senast 7 dagar före bokad tid. Senare avbokninga'"),
         (48, "två"): ("kontakt.md:17", "number word: 'Vi svarar på e-post inom 2 arbetsdagar.'"),
+    },
+    "skidort": {
+        (21, "2026-04-19"): ("index.md:8", "month as a name vs digits: '- Säsongen slutar: söndag 19 april 2026 (räcker snön kan vi förlänga)'"),
+        (22, "2025-11-30"): ("liftkort.md:51", "month as a name vs digits: '**Tidig säsongskortsrabatt:** Köp ditt säsongskort senast 30 november '"),
+        (23, "13/1 till 12/3 2026"): ("index.md:12", "month as a name vs digits: 'Under högsäsong gäller högsäsongspriser på liftkort, se [Liftkort och '"),
+        (43, "10 am to 3:30"): ("restaurang.md:23", "12-hour vs 24-hour clock: '- Måndag–fredag: 10.00–15.30'"),
+        (44, "fem"): ("skidskola.md:26", "number word: '- Heldag (5 timmar inklusive lunchpaus): 3 290 kr'"),
+        (45, "sex"): ("backar-och-liftar.md:22", "number word: 'Åktiden med Toppexpressen är 6 minuter.'"),
+        (46, "tolv"): ("index.md:40", "number word: 'Skibussen (linje 612) går mellan Torget i Fjällbacka centrum och Dalst'"),
+        (47, "sex"): ("skidskola.md:18", "number word: 'I barn- och ungdomsgrupperna är det högst 8 deltagare per instruktör. '"),
+        (48, "hundra"): ("liftkort.md:43", "number word: 'Ersättningskort vid förlorat kort: 100 kr (kvitto krävs).'"),
     },
     # HAND END
 }
