@@ -78,6 +78,7 @@ NAMES = {
     "parkering": [r"\biOS [0-9]+\b"],             # a software version
     "simhall": [r"\b[Bb]uss(?:linje)? [0-9]+(?: (?:eller|och) [0-9]+)?\b", r"\b[Ll]injen? [0-9]+\b", r"\b[Bb]us(?: line)? [0-9]+\b"],
     "skidort": [r"\b[Ll]injen? [0-9]+\b", r"\b[Bb]uss(?:linje)? [0-9]+\b"],
+    "solenergi": [r"\bVolta Home [0-9]+\b"],       # battery models
     # NAMES END
 }
 
@@ -477,6 +478,18 @@ HAND = {
         (46, "tolv"): ("index.md:40", "number word: 'Skibussen (linje 612) går mellan Torget i Fjällbacka centrum och Dalst'"),
         (47, "sex"): ("skidskola.md:18", "number word: 'I barn- och ungdomsgrupperna är det högst 8 deltagare per instruktör. '"),
         (48, "hundra"): ("liftkort.md:43", "number word: 'Ersättningskort vid förlorat kort: 100 kr (kvitto krävs).'"),
+    },
+    "solenergi": {
+        (21, "2026-03-01 to 2026-04-30"): ("packages.md:35", "month as a name vs digits: 'Sign an order for Sol Plus or Sol Max between 1 March and 30 April 202'"),
+        (23, "2026-10-15"): ("installation.md:28", "month as a name vs digits: '- Orders signed after 15 October 2026 are installed from 16 February 2'"),
+        (23, "2027-02-16"): ("installation.md:28", "month as a name vs digits: '- Orders signed after 15 October 2026 are installed from 16 February 2'"),
+        (25, "7 am to 4"): ("contact.md:22", "12-hour vs 24-hour clock: 'Phone hours: Monday–Friday 7.00–16.00'"),
+        (27, "1"): ("contact.md:37", "12-hour vs 24-hour clock + month as a name vs digits: 'Customer service and the fault line are closed on Midsummer Eve, 19 Ju'"),
+        (44, "five"): ("installation.md:10", "number word: '| 2. Quote | Fixed-price quote with 3D roof layout | Within 5 working '"),
+        (45, "twenty-five"): ("warranty-and-service.md:7", "number word: '| Aurora NX panels | 25 years | 30 years, at least 87.4% of rated outp'"),
+        (46, "ninety"): ("installation.md:9", "number word: '| 1. Site visit | An engineer checks roof, attic, fuse box and meter |'"),
+        (47, "fjorton"): ("svenska/kundservice.md:28", "number word: 'Du har 14 dagars ångerrätt om du skrivit på avtalet hemma hos dig elle'"),
+        (48, "three"): ("installation.md:14", "number word: '| 6. Meter change | Your grid operator installs a production meter | 1'"),
     },
     # HAND END
 }
