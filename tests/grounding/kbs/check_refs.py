@@ -491,6 +491,20 @@ HAND = {
         (47, "fjorton"): ("svenska/kundservice.md:28", "number word: 'Du har 14 dagars ångerrätt om du skrivit på avtalet hemma hos dig elle'"),
         (48, "three"): ("installation.md:14", "number word: '| 6. Meter change | Your grid operator installs a production meter | 1'"),
     },
+    "sprakskola": {
+        (36, "19 January to 16 April 2026"): ("term-dates.md:17", "month names = '19 Jan – 16 Apr' in the column headed 'Spring 2026' (checked by hand)"),
+        (20, "2026-08-28"): ("term-dates.md:22", "month as a name vs digits: '- Autumn evening and weekend courses: 28 August 2026'"),
+        (22, "2026-06-19"): ("contact.md:29", "month as a name vs digits: 'From 29 June to 9 August 2026 reception is open Monday–Friday 10.00–15'"),
+        (23, "9 am to 12:15"): ("courses/group-courses.md:11", "12-hour vs 24-hour clock: '| Intensive | 4 | 20 | 45 min | 60 | Mon–Fri 9.00–12.15 |'"),
+        (24, "8:30 am to 4"): ("contact.md:17", "12-hour vs 24-hour clock: '| Friday | 08.30–16.00 |'"),
+        (26, "9:30 am to 1:30"): ("contact.md:18", "12-hour vs 24-hour clock: '| Saturday | 09.30–13.30 |'"),
+        (44, "twelve"): ("courses/group-courses.md:12", "number word: '| Evening | 12 | 2 | 90 min | 36 | Mon & Wed or Tue & Thu, 18.00–19.30'"),
+        (45, "eight"): ("courses/group-courses.md:42", "number word: '- Maximum: 10 students on intensive courses, 12 on evening courses and'"),
+        (46, "ten-minute"): ("placement-and-exams.md:8", "number word: '- Placement test at the school: a written test plus a 10-minute oral i'"),
+        (47, "sex"): ("svenska/kundtjanst.md:19", "number word: 'En privatlektion på 60 minuter kostar 850 kr. Ett paket med 10 lektion'"),
+        (47, "tio lektioner"): ("svenska/kundtjanst.md:19", "number word: 'En privatlektion på 60 minuter kostar 850 kr. Ett paket med 10 lektion'"),
+        (48, "three"): ("placement-and-exams.md:18", "number word: '| Northbridge Certificate | A2–C1 | 1 450 | 120 min | 15 min | 3 weeks'"),
+    },
     # HAND END
 }
 

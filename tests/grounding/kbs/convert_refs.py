@@ -258,7 +258,7 @@ def ref_position(text, e):
         if m and pos == e:
             pos += m.end()
             moved = True
-        m = re.match(r":[ea](?![\wåäö])", text[pos:])
+        m = re.match(r"(?::[ea]|st|nd|rd|th)(?![\wåäö])", text[pos:]) if pos == e else None
         if m:
             pos += m.end()
             moved = True
@@ -381,6 +381,16 @@ def hand_ok(text, s, e, line):
     if not kinds:
         kinds.append("notation")
     return " + ".join(kinds)
+
+
+def hand_key(ans, s, e):
+    """The number as written, long enough that its last occurrence in the answer is this one
+    (check_refs finds a HAND number by its last occurrence in the text before its reference)."""
+    end = e
+    while ans.rfind(ans[s:end]) != s and end < len(ans):
+        m = re.match(r"\s*\S+", ans[end:])
+        end += m.end() if m else 1
+    return ans[s:end]
 
 
 def split_support(support, kb):
@@ -541,7 +551,7 @@ def convert(kbname, force=False, write_hand=False):
                 if conv:
                     f, i, why = conv[0]
                     assign.append((s, e, line_ref(f, i)))
-                    hand[(src, num)] = (line_ref(f, i), f"{why}: {kb.files[f][i - 1].strip()[:70]!r}")
+                    hand[(src, hand_key(ans, s, e))] = (line_ref(f, i), f"{why}: {kb.files[f][i - 1].strip()[:70]!r}")
                     continue
                 if in_q:
                     assign.append((s, e, "Q"))
