@@ -505,6 +505,20 @@ HAND = {
         (47, "tio lektioner"): ("svenska/kundtjanst.md:19", "number word: 'En privatlektion på 60 minuter kostar 850 kr. Ett paket med 10 lektion'"),
         (48, "three"): ("placement-and-exams.md:18", "number word: '| Northbridge Certificate | A2–C1 | 1 450 | 120 min | 15 min | 3 weeks'"),
     },
+    "stadfirma": {
+        (21, "2026-06-19"): ("kontakt.md:20", "month as a name vs digits: '**Sommartider 2026:** Från 22 juni till 14 augusti 2026 har kundtjänst'"),
+        (22, "2026-03-31"): ("flyttstadning.md:41", "month as a name vs digits: '**Vårkampanj 2026:** Boka flyttstädning senast den 31 mars 2026 för st'"),
+        (23, "2026-06-22 till 2026-08-14"): ("kontakt.md:20", "month as a name vs digits: '**Sommartider 2026:** Från 22 juni till 14 augusti 2026 har kundtjänst'"),
+        (41, "9 am to 4"): ("kontakt.md:32", "12-hour vs 24-hour clock: 'Besökstider: måndag–fredag kl. 9–16'"),
+        (44, "fyra"): ("fonsterputs.md:25", "number word + month as a name vs digits: 'Med vårt abonnemang kommer vi 4 gånger per år – i mars, maj, augusti o'"),
+        (45, "fem"): ("flyttstadning.md:39", "number word + month as a name vs digits: 'Boka gärna minst 3 veckor i förväg. Under högsäsong, 25 maj–31 augusti'"),
+        (45, "tre"): ("flyttstadning.md:39", "number word + month as a name vs digits: 'Boka gärna minst 3 veckor i förväg. Under högsäsong, 25 maj–31 augusti'"),
+        (46, "tre"): ("flyttstadning.md:12", "number word: '| 81–100 m² | 6 580 kr | 3 290 kr | 3 |'"),
+        (47, "five"): ("english/faq.md:12", "number word: 'Move-out cleaning has a fixed price based on floor area. A home of 41–'"),
+        (47, "forty-eight"): ("english/faq.md:12", "number word: 'Move-out cleaning has a fixed price based on floor area. A home of 41–'"),
+        (48, "tjugofyra"): ("avbokning-och-garanti.md:23", "number word: '| Hemstädning | 24 timmar | 3 arbetsdagar |'"),
+        (48, "tre"): ("avbokning-och-garanti.md:23", "number word: '| Hemstädning | 24 timmar | 3 arbetsdagar |'"),
+    },
     # HAND END
 }
 
