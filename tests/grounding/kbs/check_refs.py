@@ -79,6 +79,7 @@ NAMES = {
     "simhall": [r"\b[Bb]uss(?:linje)? [0-9]+(?: (?:eller|och) [0-9]+)?\b", r"\b[Ll]injen? [0-9]+\b", r"\b[Bb]us(?: line)? [0-9]+\b"],
     "skidort": [r"\b[Ll]injen? [0-9]+\b", r"\b[Bb]uss(?:linje)? [0-9]+\b"],
     "solenergi": [r"\bVolta Home [0-9]+\b"],       # battery models
+    "tandvard": [r"\b[Rr]iskgrupp(?:en)? [0-9]+\b"],  # the subscription's risk groups 1-4
     # NAMES END
 }
 
@@ -518,6 +519,14 @@ HAND = {
         (47, "forty-eight"): ("english/faq.md:12", "number word: 'Move-out cleaning has a fixed price based on floor area. A home of 41–'"),
         (48, "tjugofyra"): ("avbokning-och-garanti.md:23", "number word: '| Hemstädning | 24 timmar | 3 arbetsdagar |'"),
         (48, "tre"): ("avbokning-och-garanti.md:23", "number word: '| Hemstädning | 24 timmar | 3 arbetsdagar |'"),
+    },
+    "tandvard": {
+        (23, "2026-07-06 till 2026-08-02"): ("oppettider-och-kontakt.md:33", "month as a name vs digits: '- Alvesta har sommarstängt vecka 28–31, det vill säga 6 juli–2 augusti'"),
+        (45, "femtio"): ("tandvardsstod.md:23", "number word: '- För den del som ligger mellan 3 000 och 15 000 kr betalar staten 50 '"),
+        (46, "fyrtiofem"): ("priser.md:28", "number word: '- En basundersökning hos tandläkare tar ungefär 45 minuter.'"),
+        (47, "tjugotre"): ("tandvardsstod.md:5", "number word: 'Barn och unga får fri tandvård till och med det år de fyller 23. Det ä'"),
+        (48, "tjugofyra"): ("avbokning-och-betalning.md:5", "number word: 'Du kan av- eller omboka din tid kostnadsfritt fram till 24 timmar före'"),
+        (49, "nio"): ("om-oss.md:17", "number word: '- 9 behandlingsrum, varav ett anpassat för rullstol'"),
     },
     # HAND END
 }

@@ -74,7 +74,8 @@ UNIT_RE = re.compile(r"(?:\s|\u00a0)?(?:" + UNIT_WORDS + r")(?![\wåäöÅÄÖ])
 PERIOD_RE = re.compile(
     r"\s(?:per|/|i|om|a|an|each|every|varje|in|the)\s(?:\w+\s)?"
     r"(?:månad|månaden|mån|månader|år|året|vecka|veckan|veckor|dag|dagen|dygn|dygnet|timme|timmen|"
-    r"natt|natten|month|year|week|day|hour|night|person|personen|gäst|guest|agent|elev|student|"
+    r"natt|natten|halvår|halvåret|kvartal|kvartalet|termin|terminen|säsong|säsongen|season|term|quarter|"
+    r"month|year|week|day|hour|night|person|personen|gäst|guest|agent|elev|student|"
     r"barn|child|vuxen|adult|st|styck|kg|kilo|km|kilometer|mil|m²|kvm|kvadratmeter|meter|metre|"
     r"m|order|ordern|tillfälle|session|lektion|lesson|besök|visit|bokning|booking|hund|dog|bil|"
     r"car|båt|boat|plagg|garment|paket|parcel|kWh|kwh|tur|trip|resa|pass|kort|card|klipp|"
