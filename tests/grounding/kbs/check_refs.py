@@ -80,6 +80,7 @@ NAMES = {
     "skidort": [r"\b[Ll]injen? [0-9]+\b", r"\b[Bb]uss(?:linje)? [0-9]+\b"],
     "solenergi": [r"\bVolta Home [0-9]+\b"],       # battery models
     "tandvard": [r"\b[Rr]iskgrupp(?:en)? [0-9]+\b"],  # the subscription's risk groups 1-4
+    "teater": [r"\b[Rr]ows? [0-9]+(?:[–-][0-9]+)?\b", r"\b[Rr]ad(?:erna)? [0-9]+(?:[–-][0-9]+)?\b"],  # seat rows
     # NAMES END
 }
 
@@ -527,6 +528,20 @@ HAND = {
         (47, "tjugotre"): ("tandvardsstod.md:5", "number word: 'Barn och unga får fri tandvård till och med det år de fyller 23. Det ä'"),
         (48, "tjugofyra"): ("avbokning-och-betalning.md:5", "number word: 'Du kan av- eller omboka din tid kostnadsfritt fram till 24 timmar före'"),
         (49, "nio"): ("om-oss.md:17", "number word: '- 9 behandlingsrum, varav ett anpassat för rullstol'"),
+    },
+    "teater": {
+        (21, "2025-12-11"): ("visiting/accessibility.md:30", "month as a name vs digits: '| Frost over Haga | Thursday 11 December 2025 | 19.30 |'"),
+        (23, "2026-01-04"): ("visiting/accessibility.md:35", "month as a name vs digits: 'Frost over Haga on Sunday 4 January 2026 at 15.00 is a relaxed perform'"),
+        (25, "10:00 to 16:00"): ("box-office.md:17", "12-hour vs 24-hour clock: '- Weekdays: 10 am–4 pm'"),
+        (26, "11"): ("season/2025-2026.md:13", "12-hour vs 24-hour clock + month as a name vs digits: '| Little Lantern | Studio | Saturdays 4 Oct 2025 – 28 Mar 2026 | 11.00'"),
+        (27, "3"): ("season/2025-2026.md:8", "12-hour vs 24-hour clock + month as a name vs digits: '| Frost over Haga | Main Stage | 28 Nov 2025 – 10 Jan 2026 | Tue–Sat 1'"),
+        (35, "Three"): ("visiting/cloakroom-and-bar.md:32", "number word: '- Three courses: SEK 465'"),
+        (43, "two"): ("svenska/biljetter-och-besok.md:37", "number word: 'Vår vänförening Lyktans Vänner ger dig förköp en vecka innan det allmä'"),
+        (44, "forty-five"): ("season/2025-2026.md:13", "number word + month as a name vs digits: '| Little Lantern | Studio | Saturdays 4 Oct 2025 – 28 Mar 2026 | 11.00'"),
+        (45, "nine"): ("season/2025-2026.md:23", "number word + month as a name vs digits: 'Our Christmas musical returns, with a cast of 24 and a live band of 9 '"),
+        (45, "twenty-four"): ("season/2025-2026.md:23", "number word + month as a name vs digits: 'Our Christmas musical returns, with a cast of 24 and a live band of 9 '"),
+        (47, "tjugofyra"): ("svenska/biljetter-och-besok.md:29", "number word: 'Presentkort säljs i valfri valör från 200 kr och gäller i 24 månader f'"),
+        (48, "ninety"): ("visiting/accessibility.md:25", "number word: 'Each audio-described performance starts with a touch tour of the stage'"),
     },
     # HAND END
 }
