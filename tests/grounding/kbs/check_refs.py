@@ -81,6 +81,7 @@ NAMES = {
     "solenergi": [r"\bVolta Home [0-9]+\b"],       # battery models
     "tandvard": [r"\b[Rr]iskgrupp(?:en)? [0-9]+\b"],  # the subscription's risk groups 1-4
     "teater": [r"\b[Rr]ows? [0-9]+(?:[–-][0-9]+)?\b", r"\b[Rr]ad(?:erna)? [0-9]+(?:[–-][0-9]+)?\b"],  # seat rows
+    "trafikskola": [r"\b[Rr]isk [12]\b", r"\bPaket [A-ZÅÄÖ][a-zåäö]+ [0-9]+\b"],  # course and package names
     # NAMES END
 }
 
@@ -542,6 +543,14 @@ HAND = {
         (45, "twenty-four"): ("season/2025-2026.md:23", "number word + month as a name vs digits: 'Our Christmas musical returns, with a cast of 24 and a live band of 9 '"),
         (47, "tjugofyra"): ("svenska/biljetter-och-besok.md:29", "number word: 'Presentkort säljs i valfri valör från 200 kr och gäller i 24 månader f'"),
         (48, "ninety"): ("visiting/accessibility.md:25", "number word: 'Each audio-described performance starts with a touch tour of the stage'"),
+    },
+    "trafikskola": {
+        (7, "tjugo"): ("priser.md:20", "number word: '- Paket Trygg: 20 lektioner à 40 minuter för 13 200 kr.'"),
+        (8, "tre"): ("priser.md:21", "number word: '- Paket Intensiv: 3 veckors intensivkurs för 24 900 kr.'"),
+        (20, "två"): ("kontakt.md:12", "number word: 'Vi svarar på e-post inom 2 arbetsdagar.'"),
+        (24, "tolv"): ("villkor.md:17", "number word: 'Ett paket gäller i 12 månader från köpdatum. Oanvända lektioner återbe'"),
+        (31, "three"): ("english/faq.md:12", "number word: 'The Intensive package runs for 3 weeks and costs SEK 24,900.'"),
+        (32, "09:00 to 15:00"): ("english/faq.md:16", "12-hour vs 24-hour clock: 'On Fridays the office is open from 9 am to 3 pm.'"),
     },
     # HAND END
 }
