@@ -552,6 +552,17 @@ HAND = {
         (31, "three"): ("english/faq.md:12", "number word: 'The Intensive package runs for 3 weeks and costs SEK 24,900.'"),
         (32, "09:00 to 15:00"): ("english/faq.md:16", "12-hour vs 24-hour clock: 'On Fridays the office is open from 9 am to 3 pm.'"),
     },
+    "tvatteri": {
+        (10, "två"): ("hamtning-leverans.md:20", "number word: '2. Lägg tvätten i våra tvättpåsar. De två första påsarna är gratis, dä'"),
+        (21, "2026-03-16 till 2026-04-30"): ("faq.md:5", "month as a name vs digits: 'Mellan den 16 mars och den 30 april 2026 får du 20 % rabatt på all mat'"),
+        (22, "2026-06-19"): ("butiker.md:34", "month as a name vs digits: 'Båda butikerna har stängt på midsommarafton den 19 juni 2026 och på ju'"),
+        (23, "6/7–2/8 2026"): ("butiker.md:38", "month as a name vs digits: 'Butik Flygstaden har sommarstängt vecka 28–31, det vill säga 6 juli–2 '"),
+        (45, "två"): ("priser/tvatt-och-mattor.md:5", "number word: 'Vi väger din tvätt vid inlämning. Tvätten är klar inom 2 arbetsdagar.'"),
+        (46, "tre"): ("priser/tvatt-och-mattor.md:30", "number word: '| Handknuten matta | 320 kr | 795 kr | 3 veckor |'"),
+        (47, "tre"): ("foretag.md:20", "number word: 'Uppsägningstid: 3 månader'"),
+        (48, "nittio"): ("villkor.md:30", "number word: 'Vi skickar en påminnelse med sms när plagget har legat klart i 30 daga'"),
+        (49, "femton"): ("butiker.md:16", "number word: 'Utanför butiken finns korttidsparkering i 15 minuter. Vid Butik Centru'"),
+    },
     # HAND END
 }
 
