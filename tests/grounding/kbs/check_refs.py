@@ -563,6 +563,16 @@ HAND = {
         (48, "nittio"): ("villkor.md:30", "number word: 'Vi skickar en påminnelse med sms när plagget har legat klart i 30 daga'"),
         (49, "femton"): ("butiker.md:16", "number word: 'Utanför butiken finns korttidsparkering i 15 minuter. Vid Butik Centru'"),
     },
+    "verkstad": {
+        (21, "2026-06-19"): ("oppettider-och-kontakt.md:42", "month as a name vs digits: '- Midsommarafton, 19 juni 2026: stängt'"),
+        (22, "2025-09-15"): ("priser/dack.md:10", "month as a name vs digits: '**Tidigbokning:** Boka höstskiftet senast 15 september 2025 och få 15 '"),
+        (43, "9 och 16"): ("english/in-english.md:7", "12-hour vs 24-hour clock: '- English-speaking service line: +46 8 629 41 35, weekdays 9 am–4 pm'"),
+        (44, "fyrtiofem"): ("besiktning-och-lanebil.md:8", "number word: 'Tid: cirka 45 minuter'"),
+        (45, "fyra"): ("besiktning-och-lanebil.md:19", "number word: 'Vi har 6 lånebilar i Sundbyberg och 4 i Solna. En av bilarna på varje '"),
+        (46, "fem"): ("garanti.md:12", "number word: '| Plåt- och lackarbete | 5 år | – |'"),
+        (47, "thirty"): ("priser/dack.md:24", "number word: 'Ett hjulskifte tar cirka 30 minuter och du kan vänta i vår kundlounge.'"),
+        (48, "tre"): ("bokning-och-villkor.md:36", "number word: 'Mellan en och en halv och tre timmar beroende på bilens storlek. Se ta'"),
+    },
     # HAND END
 }
 
