@@ -573,6 +573,17 @@ HAND = {
         (47, "thirty"): ("priser/dack.md:24", "number word: 'Ett hjulskifte tar cirka 30 minuter och du kan vänta i vår kundlounge.'"),
         (48, "tre"): ("bokning-och-villkor.md:36", "number word: 'Mellan en och en halv och tre timmar beroende på bilens storlek. Se ta'"),
     },
+    "veterinar": {
+        (20, "2026-09-14 till 2026-09-25"): ("vaccinationer.md:33", "month as a name vs digits: '- Höst: 14–25 september 2026'"),
+        (21, "30/4 2026"): ("djurpensionat.md:25", "month as a name vs digits: '- Bokning för sommaren ska göras senast 30 april 2026; därefter i mån '"),
+        (22, "2026-12-18"): ("djurpensionat.md:20", "month as a name vs digits: 'Högsäsong 2026: 15 juni–16 augusti samt 18 december 2026–6 januari 202'"),
+        (22, "2027-01-06"): ("djurpensionat.md:20", "month as a name vs digits: 'Högsäsong 2026: 15 juni–16 augusti samt 18 december 2026–6 januari 202'"),
+        (44, "tredje"): ("vaccinationer.md:7", "number word: 'Valpar grundvaccineras vid 8, 12 och 16 veckors ålder och får en påfyl'"),
+        (45, "twenty-one"): ("english/information-in-english.md:30", "number word: 'Dogs, cats and ferrets travelling within the EU need a pet passport (S'"),
+        (46, "fem"): ("vanliga-fragor.md:22", "number word: 'Enligt lag sparar vi journalen i minst 5 år efter det senaste besöket.'"),
+        (47, "två"): ("forsakring.md:37", "number word: 'E-post: forsakring@djurklinikentallbacken.se (svar inom 2 arbetsdagar)'"),
+        (48, "tre"): ("djurpensionat.md:3", "number word: 'Vårt djurpensionat ligger i en egen byggnad på Tallbacken, med veterin'"),
+    },
     # HAND END
 }
 
