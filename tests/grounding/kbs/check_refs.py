@@ -584,6 +584,21 @@ HAND = {
         (47, "två"): ("forsakring.md:37", "number word: 'E-post: forsakring@djurklinikentallbacken.se (svar inom 2 arbetsdagar)'"),
         (48, "tre"): ("djurpensionat.md:3", "number word: 'Vårt djurpensionat ligger i en egen byggnad på Tallbacken, med veterin'"),
     },
+    "yogastudio": {
+        (21, "2026-09-04"): ("teacher-training.md:9", "month as a name vs digits: '- Start: September 4, 2026'"),
+        (21, "2027-02-28"): ("teacher-training.md:10", "month as a name vs digits: '- End: February 28, 2027'"),
+        (23, "30/09/2026"): ("teacher-training.md:33", "month as a name vs digits: '- Application deadline: September 30, 2026'"),
+        (24, "09:00–16:00"): ("index.md:36", "12-hour vs 24-hour clock: '- Saturday: 9 am – 4 pm'"),
+        (25, "6.30"): ("timetable.md:21", "12-hour vs 24-hour clock: '- 18:30 Ashtanga Led Class, 90 min (Sol)'"),
+        (26, "6:30 pm to 8:30"): ("workshops.md:8", "12-hour vs 24-hour clock + month as a name vs digits: '| Yin & Sound Bath | Friday, March 27, 2026 | 18.30–20.30 | Vasastan |'"),
+        (27, "5–9"): ("teacher-training.md:12", "12-hour vs 24-hour clock: '- Weekend hours: Friday 17.00–21.00, Saturday and Sunday 9.00–17.00'"),
+        (27, "9 am–5"): ("teacher-training.md:12", "12-hour vs 24-hour clock: '- Weekend hours: Friday 17.00–21.00, Saturday and Sunday 9.00–17.00'"),
+        (44, "forty-five"): ("timetable.md:5", "number word: 'Classes are 60 minutes unless stated otherwise. Lunch classes are 45 m'"),
+        (45, "twelve"): ("terms/booking-freezing-and-cancellation.md:8", "number word: '- Cancel a yoga or mat pilates class at least 3 hours before it starts'"),
+        (46, "six"): ("terms/booking-freezing-and-cancellation.md:17", "number word: 'If you are pregnant, on parental leave or on long-term sick leave, you'"),
+        (47, "fifteen"): ("terms/booking-freezing-and-cancellation.md:11", "number word: '- Doors open 15 minutes before class. Latecomers are not let in more t'"),
+        (48, "five"): ("teacher-training.md:13", "number word + 12-hour vs 24-hour clock + month as a name vs digits: '- Intensive: October 26–30, 2026, Monday to Friday 8 am – 5 pm'"),
+    },
     # HAND END
 }
 

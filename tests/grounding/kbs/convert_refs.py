@@ -344,7 +344,7 @@ def hand_ok(text, s, e, line):
     for m in cr.TOKEN_RE.finditer(sub):
         v = cr.values(m.group(0))
         tag = cr.clock_tag(text, s + m.end())
-        if not tag and tag_end and re.search(r"[.:]", m.group(0)):
+        if not tag and tag_end and (re.search(r"[.:]", m.group(0)) or re.fullmatch(r"\d{1,2}", m.group(0))):
             v = converted_values(m.group(0) + " " + tag_end)  # "5:30 to 6:30 pm"
             want.add(frozenset(v))
             continue
