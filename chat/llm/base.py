@@ -28,6 +28,9 @@ class LLMRequest:
     snippets: Sequence[Snippet]  # retrieved, best first
     language: str = "sv"  # "sv" or "en": the conversation's language
     history: Sequence[Exchange] = ()  # oldest first
+    # Whether the answer carries its references ([PATH:LINE] after each number,
+    # docs/prompt.md): only for a guard that reads and strips them.
+    cite: bool = False
     # Filled in by the backend while it streams.
     usage_tokens: int | None = field(default=None)
 
