@@ -30,6 +30,9 @@ class Response:
     citations: list[dict] = field(default_factory=list)
     blocked: str | None = None
     language: str = ""  # the turn's language ("sv"/"en"): the page marks the text with it
+    # Where each number of ``text`` comes from (docs/protocol.md, "Numbers and their lines"):
+    # {start, end, text, file, line, fact, title, url?}, offsets in code points of ``text``.
+    numbers: list[dict] = field(default_factory=list)
 
     def frame(self) -> dict:
         frame = {
@@ -44,6 +47,8 @@ class Response:
             frame["blocked"] = self.blocked
         if self.language:
             frame["language"] = self.language
+        if self.numbers:
+            frame["numbers"] = self.numbers
         return frame
 
 
