@@ -51,3 +51,14 @@ class LLMBackend(abc.ABC):
         that iterates it) must stop the provider at once. Raises ``LLMError``
         on failure; sets ``request.usage_tokens`` when it knows the count.
         """
+
+    #: Whether ``repair`` asks the model again (the real backend); the mock's answer would
+    #: be the same one.
+    can_repair: bool = False
+
+    def repair(self, request: LLMRequest, *, draft: str, reason: str) -> AsyncIterator[str]:
+        """One repair round trip: the answer again, told why ``draft`` was withheld.
+
+        Streams like ``stream``; the caller checks the new answer with a fresh guard.
+        """
+        raise NotImplementedError(f"the {self.name or type(self).__name__} backend cannot repair")
