@@ -11,7 +11,8 @@ hamburgare?" finds no fact about hamburgers and gets the product's
 no-support sentence instead of the nearest price. A period the question
 names ("per år") keeps only the facts of that period when there are any,
 and the kind of number the question asks for ("telefonnummer", "when")
-is preferred. Facts that answer equally well (the opening hours of each
+is preferred. A question that names no subject of its own ("Och per år?")
+takes the previous question's. Facts that answer equally well (the opening hours of each
 day, every plan's price) are listed together, up to ``MAX_FACTS``.
 
 The answer streams word by word on a provider's clock: token ``i`` is due
@@ -248,6 +249,9 @@ def compose(request: LLMRequest) -> str:
     """The answer with its references: the best facts' lines, a plain line, or no support."""
     language = prompt_language(request.language)
     question = re.sub(HALLUCINATE, " ", request.question, flags=re.IGNORECASE)
+    if request.history and not terms(question, language) - ASKING_TERMS[language]:
+        # "Och per år?": the subject is the previous question's.
+        question = f"{request.history[-1].question} {question}"
     found = choose_facts(question, language, request.snippets)
     if not found and (line := choose_line(question, language, request.snippets)):
         found = [line]

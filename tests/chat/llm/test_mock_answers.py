@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
-from chat.llm.base import LLMRequest
+from chat.llm.base import Exchange, LLMRequest
 from chat.llm.mock import REFERENCE, MockBackend, compose
 from chat.texts import NO_SUPPORT, localized
 from grounding.index import KBIndex
@@ -122,6 +122,19 @@ def test_a_question_without_a_number_gets_the_line_that_names_its_subject(shippe
     answer = ask(shipped_index, "Kan jag betala med Swish?", "sv")
 
     assert "Swish" in answer and not REFERENCE.search(answer)
+
+
+def test_a_follow_up_without_a_subject_takes_the_previous_questions(shipped_index):
+    """ "Och per år?" after Standard's price is Standard's yearly price."""
+    snippets = retrieve(shipped_index, "Vad kostar Standard? Och per år?").snippets
+    request = LLMRequest(
+        question="Och per år?",
+        snippets=snippets,
+        language="sv",
+        history=[Exchange("Vad kostar Standard?", "Standard: 199 kr/månad.")],
+    )
+
+    assert compose(request) == "Standard årsvis: 1 990 kr/år [kb/pricing.md:33]."
 
 
 def test_hallucinate_changes_the_digits_and_keeps_the_references(shipped_index):
