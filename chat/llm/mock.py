@@ -40,7 +40,7 @@ from django.conf import settings
 from chat import texts
 from chat.llm.base import LLMBackend, LLMRequest
 from chat.llm.prompt import prompt_language
-from grounding.facts import Fact, Kind, extract_facts
+from grounding.facts import Fact, Kind, extract_facts, table_header_line
 from grounding.notation import find_period, read_numbers
 from grounding.snippets import Snippet
 from grounding.terms import terms
@@ -107,6 +107,8 @@ class Found:
     line: int
     text: str  # the line as the file writes it
     values: frozenset[str]  # the values of the line's facts: these numbers carry a reference
+    language: str = "sv"  # the line's own language: how its numbers are read
+    header: str = ""  # a table row's header row: its cells name the row's cells
 
 
 def question_period(question: str) -> str | None:
@@ -121,8 +123,9 @@ def question_period(question: str) -> str | None:
 
 def _snippet_facts(
     snippets: Sequence[Snippet], language: str
-) -> list[tuple[int, Fact, str, frozenset[str]]]:
-    """(snippet rank, fact, the fact's line as written, what it is about) for every fact.
+) -> list[tuple[int, Fact, str, frozenset[str], str]]:
+    """(snippet rank, fact, its line as written, what it is about, its table's header row)
+    for every fact.
 
     What a fact is about: its subject terms and its snippet's heading path (the document's
     title: "Prices and plans" names the plan of "Standard yearly: 1 990 SEK/year").
@@ -132,9 +135,11 @@ def _snippet_facts(
         lines = dict(snippet.lines())
         heading = terms(snippet.heading, language)
         facts = extract_facts(snippet.text, file=snippet.file, first_line=snippet.start_line)
-        found.extend(
-            (rank, fact, lines.get(fact.line, fact.text), fact.subject | heading) for fact in facts
-        )
+        for fact in facts:
+            header = lines.get(table_header_line(fact) or 0, "") if fact.cell else ""
+            found.append(
+                (rank, fact, lines.get(fact.line, fact.text), fact.subject | heading, header)
+            )
     return found
 
 
@@ -152,30 +157,34 @@ def choose_facts(question: str, language: str, snippets: Sequence[Snippet]) -> l
     kinds = set().union(*(ASKED_KINDS[language].get(term, set()) for term in asked))
     candidates = _snippet_facts(snippets, language)
     # A term many facts share (the "kosta" of every price) tells them apart less.
-    spread = {term: sum(1 for *_, about in candidates if term in about) for term in asked}
+    spread = {term: sum(1 for *_, about, _ in candidates if term in about) for term in asked}
     scored = []
-    for rank, fact, text, about in candidates:
+    for rank, fact, text, about, header in candidates:
         named = asked & about
         if not _names_subject(named & subject, subject):
             continue
         score = sum(1 + 1 / spread[term] for term in named) + (fact.kind in kinds) - rank / 10
-        scored.append((score, rank, fact, text, named))
+        scored.append((score, rank, fact, (text, header), named))
     period = question_period(question)
     if period and any(fact.period == period for _, _, fact, _, _ in scored):
         scored = [entry for entry in scored if entry[2].period == period]
     if not scored:
         return []
     _, best_rank, best, _, best_named = max(scored, key=lambda entry: entry[0])
+    # Every number a chosen line states carries the line's reference ("per 500 GB" too).
+    stated: dict[tuple[str, int], set[str]] = {}
+    for _, fact, *_ in candidates:
+        stated.setdefault((fact.file, fact.line), set()).add(fact.value)
     # The best fact's equals: same snippet, same kind, named by the same words.
     chosen: dict[tuple[str, int], Found] = {}
-    for _, rank, fact, text, named in sorted(scored, key=lambda entry: -entry[0]):
+    for _, rank, fact, (text, header), named in sorted(scored, key=lambda entry: -entry[0]):
         if (rank, fact.kind, named) != (best_rank, best.kind, best_named):
             continue
         key = (fact.file, fact.line)
-        if key not in chosen and len(chosen) == MAX_FACTS:
+        if key in chosen or len(chosen) == MAX_FACTS:
             continue
-        values = chosen[key].values if key in chosen else frozenset()
-        chosen[key] = Found(fact.file, fact.line, text, values | {fact.value})
+        values = frozenset(stated[key])
+        chosen[key] = Found(fact.file, fact.line, text, values, fact.language, header)
     return sorted(chosen.values(), key=lambda found: found.line)
 
 
@@ -193,29 +202,43 @@ def choose_line(question: str, language: str, snippets: Sequence[Snippet]) -> Fo
                 continue
             named = subject & (terms(text, language) | heading)
             if _names_subject(named, subject) and len(named) > best_named:
-                best, best_named = Found(snippet.file, number, text, frozenset()), len(named)
+                best, best_named = (
+                    Found(snippet.file, number, text, frozenset(), language),
+                    len(named),
+                )
     return best
 
 
-def clean(line: str) -> str:
-    """A markdown line as a plain sentence."""
+def _cells(row: str) -> list[str]:
+    return [cell.strip() for cell in row.strip().strip("|").split("|")]
+
+
+def clean(line: str, header: str = "") -> str:
+    """A markdown line as a plain sentence; a table row as "key: Header cell; Header cell"."""
     text = _MARKUP.sub("", line)
     if "|" in text:
-        text = ", ".join(cell.strip() for cell in text.strip("| ").split("|") if cell.strip())
+        cells, names = _cells(text), _cells(header) if header else []
+        if len(names) == len(cells) and len(cells) > 1:
+            pairs = zip(names[1:], cells[1:], strict=True)
+            named = [f"{name} {cell}".strip() for name, cell in pairs if cell]
+            text = f"{cells[0]}: {'; '.join(named)}" if cells[0] else "; ".join(named)
+        else:
+            # "; " keeps a cell's own number whole ("14,490" is not 14.49 after a comma).
+            text = "; ".join(cell for cell in cells if cell)
     text = text.strip()
     return text if text.endswith((".", "!", "?")) else f"{text}."
 
 
-def cited(found: Found, language: str) -> str:
+def cited(found: Found) -> str:
     """``found``'s line as a sentence, each of its facts' numbers followed by its reference.
 
     The reference goes after the number's unit and period ("49 kr/månad [kb/pricing.md:43]");
     a number that is no fact of the line (a name: "Windows 10") gets none.
     """
-    text = clean(found.text)
+    text = clean(found.text, found.header)
     reference = f" [{found.file}:{found.line}]"
     parts, last = [], 0
-    for reading in read_numbers(text, language):
+    for reading in read_numbers(text, found.language):
         if reading.value not in found.values:
             continue
         end = reading.end
@@ -255,10 +278,8 @@ def compose(request: LLMRequest) -> str:
     found = choose_facts(question, language, request.snippets)
     if not found and (line := choose_line(question, language, request.snippets)):
         found = [line]
-    if found:
-        answer = " ".join(cited(each, language) for each in found)
-    else:
-        answer = texts.localized(texts.NO_SUPPORT, language)
+    no_support = texts.localized(texts.NO_SUPPORT, language)
+    answer = " ".join(map(cited, found)) if found else no_support
     if HALLUCINATE in request.question.lower():
         answer = falsify(answer, language)
     return answer

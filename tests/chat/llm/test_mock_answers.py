@@ -12,6 +12,7 @@ from chat.texts import NO_SUPPORT, localized
 from grounding.index import KBIndex
 from grounding.retrieval import retrieve
 from grounding.services import read_kb_dir, source_records
+from grounding.snippets import Snippet
 
 SHIPPED_KB = Path(settings.BASE_DIR) / "kb"
 _CITED = re.compile(r"\[([^\[\]\s]+):(\d+)\]")
@@ -114,6 +115,27 @@ def test_the_answers_the_issue_found_off_topic_are_on_topic_now(shipped_index):
     )
     assert ask(shipped_index, "What does the Standard plan cost per year?", "en") == (
         "Standard yearly: 1 990 SEK/year [kb/en/pricing.md:32]."
+    )
+
+
+def test_every_number_of_a_chosen_line_carries_its_reference(shipped_index):
+    """ "per 500 GB" is a fact of the price's line too: no number of the answer goes uncited."""
+    answer = ask(shipped_index, "Vad kostar extra lagring?", "sv")
+
+    assert answer == "Extra lagring: 49 kr/månad [kb/pricing.md:43] per 500 GB [kb/pricing.md:43]."
+
+
+def test_a_table_row_is_written_with_its_headers_and_each_cell_cited():
+    """A row reads "key: Header cell; Header cell", each number whole ("14,490") and cited."""
+    table = (
+        "## Bikes\n\n| Model | Weight | Price (SEK) |\n|---|---|---|\n"
+        "| Trail | 13.8 kg | 14,490 |\n| Road | 9.1 kg | 21,990 |"
+    )
+    snippet = Snippet("products.md", table, 5, heading="Bikes")
+    request = LLMRequest(question="What does the Trail cost?", snippets=[snippet], language="en")
+
+    assert compose(request) == (
+        "Trail: Weight 13.8 kg [products.md:9]; Price (SEK) 14,490 [products.md:9]."
     )
 
 
