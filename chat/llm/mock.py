@@ -31,7 +31,7 @@ references).
 import asyncio
 import random
 import re
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from itertools import accumulate
 
@@ -47,6 +47,7 @@ from grounding.terms import terms
 
 HALLUCINATE = "hallucinate"
 MAX_FACTS = 4
+RARE = 2  # a term at most this many retrieved facts are about tells them apart
 _TOKEN = re.compile(r"\S+\s*|\s+")
 _MARKUP = re.compile(r"^\s*(?:[-*+]\s+|\d+[.)]\s+|>\s*)|\*\*|__|`")
 _INVENTED = {"sv": " Det kostar 1234 kr.", "en": " It costs 1234 kr."}
@@ -143,25 +144,47 @@ def _snippet_facts(
     return found
 
 
-def _names_subject(named: frozenset[str], subject: frozenset[str]) -> bool:
-    """More than half of the question's subject terms are named (and at least one)."""
-    return bool(named) and len(named) * 2 > len(subject)
+def subject_words(question: str, language: str) -> list[frozenset[str]]:
+    """The terms of each word of ``question`` that names what it is about (not an asking
+    word: "kostar", "how much"), one group per word, so a compound counts once."""
+    asked = terms(question, language) - ASKING_TERMS[language]
+    groups = []
+    for word in question.split():
+        group = terms(word, language) & asked
+        if group and group not in groups:
+            groups.append(group)
+    # A term only the whole question has (a name of two words: "Hem Mellan") is a word too.
+    left = asked.difference(*groups)
+    return groups + [frozenset({term}) for term in sorted(left)]
+
+
+def names_subject(
+    words: list[frozenset[str]], about: frozenset[str], rare: Callable[[str], bool]
+) -> bool:
+    """Whether a line about ``about`` names the question's subject: more than half of its
+    words, or half when the named words' terms are rare in the context ("Max" of "Hur
+    snabbt är Max?"; not the company name every page says)."""
+    named = [word & about for word in words if word & about]
+    if not named or len(named) * 2 < len(words):
+        return False
+    return len(named) * 2 > len(words) or all(rare(term) for word in named for term in word)
 
 
 def choose_facts(question: str, language: str, snippets: Sequence[Snippet]) -> list[Found]:
     """The lines whose facts best answer ``question``, in file order; [] when none does."""
     asked = terms(question, language)
-    subject = asked - ASKING_TERMS[language]
-    if not subject:
+    words = subject_words(question, language)
+    if not words:
         return []
     kinds = set().union(*(ASKED_KINDS[language].get(term, set()) for term in asked))
     candidates = _snippet_facts(snippets, language)
     # A term many facts share (the "kosta" of every price) tells them apart less.
+    asked |= frozenset().union(*words)
     spread = {term: sum(1 for *_, about, _ in candidates if term in about) for term in asked}
     scored = []
     for rank, fact, text, about, header in candidates:
         named = asked & about
-        if not _names_subject(named & subject, subject):
+        if not names_subject(words, about, lambda term: spread[term] <= RARE):
             continue
         score = sum(1 + 1 / spread[term] for term in named) + (fact.kind in kinds) - rank / 10
         scored.append((score, rank, fact, (text, header), named))
@@ -190,7 +213,7 @@ def choose_facts(question: str, language: str, snippets: Sequence[Snippet]) -> l
 
 def choose_line(question: str, language: str, snippets: Sequence[Snippet]) -> Found | None:
     """A line without numbers that names the question's subject (the best-ranked), or None."""
-    subject = terms(question, language) - ASKING_TERMS[language]
+    words = subject_words(question, language)
     best, best_named = None, 0
     for snippet in snippets:
         heading = terms(snippet.heading, language)
@@ -200,12 +223,10 @@ def choose_line(question: str, language: str, snippets: Sequence[Snippet]) -> Fo
                 continue
             if any(ch.isdigit() for ch in text) or text.rstrip().endswith(":"):
                 continue
-            named = subject & (terms(text, language) | heading)
-            if _names_subject(named, subject) and len(named) > best_named:
-                best, best_named = (
-                    Found(snippet.file, number, text, frozenset(), language),
-                    len(named),
-                )
+            about = terms(text, language) | heading
+            named = sum(1 for word in words if word & about)
+            if names_subject(words, about, lambda term: False) and named > best_named:
+                best, best_named = Found(snippet.file, number, text, frozenset(), language), named
     return best
 
 
