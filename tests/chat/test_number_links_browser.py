@@ -49,6 +49,9 @@ def with_numbers(raw: str, *, imported: bool = False) -> str:
         if imported:
             number["url"] = IMPORTED_PAGE
         numbers.append(number)
+    # A number the rendered text does not have (markup split it) is skipped, and the later
+    # ones still link.
+    numbers.insert(0, {"start": 0, "end": 3, "text": "4 711", "file": "kb/x.md", "line": 1})
     return json.dumps(frame | {"numbers": numbers})
 
 

@@ -287,27 +287,26 @@
     if (!items.length) return;
     const text = bubble.querySelector(".text");
     const walker = document.createTreeWalker(text, NodeFilter.SHOW_TEXT);
-    let node = walker.nextNode();
-    let from = 0;
+    let start = walker.nextNode();
     for (const n of items) {
-      while (node) {
-        const at = node.parentNode.closest("a") ? -1 : wholeNumberAt(node.data, n.text, from);
-        if (at < 0) { node = walker.nextNode(); from = 0; continue; }
+      // From after the last link on; a number not found (split by markup) stays plain text.
+      if (!start) return;
+      walker.currentNode = start;
+      for (let node = start; node; node = walker.nextNode()) {
+        const at = node.parentNode.closest("a") ? -1 : wholeNumberAt(node.data, n.text);
+        if (at < 0) continue;
         const number = node.splitText(at);
-        const rest = number.splitText(n.text.length);
+        start = number.splitText(n.text.length);
         number.replaceWith(numberLink(bubble, n));
-        walker.currentNode = rest;
-        node = rest;
-        from = 0;
         break;
       }
     }
   }
 
-  // Where `number` occurs in `data` from `from` on as a whole number (not the "99" of "199").
-  function wholeNumberAt(data, number, from) {
+  // Where `number` occurs in `data` as a whole number (not the "99" of "199").
+  function wholeNumberAt(data, number) {
     const edge = /[\p{L}\p{N}]/u;
-    for (let at = data.indexOf(number, from); at >= 0; at = data.indexOf(number, at + 1)) {
+    for (let at = data.indexOf(number); at >= 0; at = data.indexOf(number, at + 1)) {
       const before = at > 0 ? data[at - 1] : "";
       const after = data[at + number.length] || "";
       const digitFirst = /^\p{N}/u.test(number), digitLast = /\p{N}$/u.test(number);
