@@ -3,17 +3,23 @@
 It reads every snippet's facts (:func:`grounding.facts.extract_facts`),
 picks the ones that best answer the question and writes each fact's line
 as a sentence, every number followed by its reference ``[PATH:LINE]``
-(``docs/prompt.md``), the way the prompt asks a real model to write. A fact
-answers when it names the question's subject: more than half of the
-question's subject words (its terms without the asking words of
-``ASKING_TERMS``) must be among the fact's subject terms, so "Vad kostar en
+(``docs/prompt.md``), the way the prompt asks a real model to write; every
+number the chosen line states gets the reference, a number that is no fact
+of it (a name: "Windows 10") none. A fact answers when it names the
+question's subject: more than half of the question's subject words (its
+words without the asking words of ``ASKING_TERMS``; a word named by any of
+its terms: lemma, compound part) are among the fact's subject terms or its
+snippet's headings, or half when the named words are rare among the
+retrieved facts ("Max" in "Hur snabbt är Max?"). So "Vad kostar en
 hamburgare?" finds no fact about hamburgers and gets the product's
 no-support sentence instead of the nearest price. A period the question
 names ("per år") keeps only the facts of that period when there are any,
-and the kind of number the question asks for ("telefonnummer", "when")
-is preferred. A question that names no subject of its own ("Och per år?")
-takes the previous question's. Facts that answer equally well (the opening hours of each
-day, every plan's price) are listed together, up to ``MAX_FACTS``.
+and the kind of number the question asks for ("telefonnummer", "when") is
+preferred. A question that names no subject of its own ("Och per år?")
+takes the previous question's. Facts that answer equally well (the opening
+hours of each day, every plan's price) are listed together, up to
+``MAX_FACTS``. A question no fact answers gets a line without numbers that
+names its subject, if there is one.
 
 The answer streams word by word on a provider's clock: token ``i`` is due
 the configured delays after the start, whatever the event loop is doing.
