@@ -30,8 +30,7 @@ class Response:
     citations: list[dict] = field(default_factory=list)
     blocked: str | None = None
     language: str = ""  # the turn's language ("sv"/"en"): the page marks the text with it
-    # Where each number of ``text`` comes from (docs/protocol.md, "Numbers and their lines"):
-    # {start, end, text, file, line, fact, title, url?}, offsets in code points of ``text``.
+    # Where each number of ``text`` comes from: {start, end, text, file, line, fact, title, url?}
     numbers: list[dict] = field(default_factory=list)
 
     def frame(self) -> dict:
