@@ -261,7 +261,7 @@ class BaseMessageAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
         ),
         ("Question and answer", {"fields": ("question", "draft", "text")}),
         ("Grounding", {"fields": ("grounded", "block_reason", "unsupported_view")}),
-        ("Evidence", {"fields": ("citations_view", "retrieved_view")}),
+        ("Evidence", {"fields": ("citations_view", "numbers_view", "retrieved_view")}),
         (
             "Timing and model",
             {"fields": ("ttft_ms", "total_ms", "token_count", "backend", "model")},
@@ -282,6 +282,7 @@ class BaseMessageAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
         "block_reason",
         "unsupported_view",
         "citations_view",
+        "numbers_view",
         "retrieved_view",
         "ttft_ms",
         "total_ms",
@@ -313,6 +314,13 @@ class BaseMessageAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
     @admin.display(description="citations")
     def citations_view(self, obj):
         return render_citations(obj.citations)
+
+    @admin.display(description="numbers and their lines")
+    def numbers_view(self, obj):
+        if not obj.numbers:
+            return "-"
+        rows = [(n.get("text", ""), n.get("file", ""), n.get("line", "")) for n in obj.numbers]
+        return format_html("<ul>{}</ul>", format_html_join("", "<li><b>{}</b>: {}:{}</li>", rows))
 
     @admin.display(description="timeline")
     def timeline(self, obj) -> str:

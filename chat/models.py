@@ -127,6 +127,11 @@ class Message(models.Model):
     block_reason = models.CharField(max_length=200, blank=True)
     unsupported = models.JSONField(default=list, blank=True)
     citations = models.JSONField(default=list, blank=True)
+    numbers = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="Where each number of the text comes from: its span, KB file, line and fact.",
+    )
     retrieved = models.JSONField(default=list, blank=True)
     error = models.TextField(blank=True)
     ttft_ms = models.FloatField(null=True, blank=True, verbose_name="time to first token (ms)")

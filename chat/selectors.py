@@ -103,6 +103,8 @@ def conversation_transcript(*, conversation: Conversation) -> list[dict]:
             item.update(
                 status=message.status, grounded=bool(message.grounded), citations=message.citations
             )
+            if message.numbers:
+                item["numbers"] = message.numbers
             if message.block_reason:
                 item["blocked"] = message.block_reason
             if message.pk in latest_feedback:

@@ -134,6 +134,8 @@ _COMPLETED_FIELDS = {
     "block_reason": lambda r: made_storable(r.block_reason)[:200],
     "unsupported": lambda r: r.unsupported,
     "citations": lambda r: r.citations,
+    # The pipeline's record carries ``numbers`` once the guard maps them (issue 41).
+    "numbers": lambda r: getattr(r, "numbers", None) or [],
     "retrieved": lambda r: r.retrieved,
     "error": lambda r: made_storable(r.error),
     "ttft_ms": lambda r: r.ttft_ms,

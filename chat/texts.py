@@ -111,6 +111,9 @@ PAGE = {
     "source": gettext_noop("Source {n}: {title}"),
     "lines": gettext_noop("lines from {title}"),
     "openSource": gettext_noop("Open the page {title}"),
+    # A number of an answer linked to its KB line: "399 kr/månad: källa Priser, rad 18".
+    "numberSource": gettext_noop("{number}: source {title}, line {line}"),
+    "sourceLine": gettext_noop("{title}, line {line}"),
     "close": gettext_noop("Close"),
     "copy": gettext_noop("Copy"),
     "copied": gettext_noop("Copied"),

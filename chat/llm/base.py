@@ -28,6 +28,9 @@ class LLMRequest:
     snippets: Sequence[Snippet]  # retrieved, best first
     language: str = "sv"  # "sv" or "en": the conversation's language
     history: Sequence[Exchange] = ()  # oldest first
+    # Whether the answer carries its references ([PATH:LINE] after each number,
+    # docs/prompt.md): only for a guard that reads and strips them.
+    cite: bool = False
     # Filled in by the backend while it streams.
     usage_tokens: int | None = field(default=None)
 
@@ -48,3 +51,14 @@ class LLMBackend(abc.ABC):
         that iterates it) must stop the provider at once. Raises ``LLMError``
         on failure; sets ``request.usage_tokens`` when it knows the count.
         """
+
+    #: Whether ``repair`` asks the model again (the real backend); the mock's answer would
+    #: be the same one.
+    can_repair: bool = False
+
+    def repair(self, request: LLMRequest, *, draft: str, reason: str) -> AsyncIterator[str]:
+        """One repair round trip: the answer again, told why ``draft`` was withheld.
+
+        Streams like ``stream``; the caller checks the new answer with a fresh guard.
+        """
+        raise NotImplementedError(f"the {self.name or type(self).__name__} backend cannot repair")

@@ -27,7 +27,7 @@ import httpx
 from django.conf import settings
 
 from chat.llm.base import LLMBackend, LLMError, LLMRequest
-from chat.llm.prompt import build_messages
+from chat.llm.prompt import build_messages, build_repair_messages
 
 # Statuses below 500 that mean "try again later" rather than "bad request".
 RETRYABLE_STATUSES = frozenset({408, 409, 429})
@@ -240,15 +240,34 @@ class OpenAIBackend(LLMBackend):
     def url(self) -> str:
         return f"{self.base_url}/chat/completions"
 
+    can_repair = True
+
     def request_body(self, request: LLMRequest) -> dict:
         """The JSON body sent for ``request``."""
-        return {
-            "model": self._model,
-            "messages": build_messages(
+        return self._body(
+            build_messages(
                 request,
                 token_budget=self.prompt_token_budget,
                 history_exchanges=self.history_exchanges,
-            ),
+            )
+        )
+
+    def repair_body(self, request: LLMRequest, *, draft: str, reason: str) -> dict:
+        """The JSON body of the repair round trip: the turn, the draft and the guard's reason."""
+        return self._body(
+            build_repair_messages(
+                request,
+                draft=draft,
+                reason=reason,
+                token_budget=self.prompt_token_budget,
+                history_exchanges=self.history_exchanges,
+            )
+        )
+
+    def _body(self, messages: list[dict]) -> dict:
+        return {
+            "model": self._model,
+            "messages": messages,
             "stream": True,
             "stream_options": {"include_usage": True},
             "temperature": self.temperature,
@@ -267,7 +286,22 @@ class OpenAIBackend(LLMBackend):
         ``request.usage_tokens`` is the provider's ``total_tokens`` when it
         reports usage, otherwise the number of deltas received so far.
         """
-        body = self.request_body(request)
+        async with aclosing(self._stream_body(request, self.request_body(request))) as deltas:
+            async for text in deltas:
+                yield text
+
+    async def repair(self, request: LLMRequest, *, draft: str, reason: str) -> AsyncIterator[str]:
+        """The answer again, with ``draft`` and the guard's ``reason`` (one more request).
+
+        Same retries, timeouts and cancellation as ``stream``; ``request.usage_tokens`` is
+        this round trip's count.
+        """
+        body = self.repair_body(request, draft=draft, reason=reason)
+        async with aclosing(self._stream_body(request, body)) as deltas:
+            async for text in deltas:
+                yield text
+
+    async def _stream_body(self, request: LLMRequest, body: dict) -> AsyncIterator[str]:
         loop = asyncio.get_running_loop()
         total_deadline = loop.time() + self.total_timeout
         for attempt in range(self.max_retries + 1):

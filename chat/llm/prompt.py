@@ -2,10 +2,11 @@
 
 Pure: no settings, no I/O. The caller passes the token budget and the number
 of exchanges of history to keep (``LLM_PROMPT_TOKEN_BUDGET``,
-``HISTORY_EXCHANGES``).
+``HISTORY_EXCHANGES``). The prompt is documented in ``docs/prompt.md``.
 
 Layout: one system message (instructions in the conversation's language and
-the retrieved snippets, numbered best first with their file), then the last
+the retrieved snippets best first, each under its file and heading with every
+non-empty line prefixed by its reference ``[PATH:LINE]``), then the last
 exchanges of the conversation as user/assistant pairs, then the question.
 When the estimate exceeds the budget, the oldest exchanges go first, then the
 lowest-ranked snippets. The instructions, the best snippet and the question
@@ -29,32 +30,65 @@ REPLY_PRIMING_TOKENS = 3
 
 # The "don't know" sentences are the product's no-support messages, so an
 # answer the model gives up on reads the same as one retrieval gave up on.
-# The model must not echo the context numbers ("[1]"): every digit of an
-# answer is checked against the snippets.
+# Every number of an answer is checked against the KB line its reference
+# names (docs/prompt.md): the model cites, the guard checks and strips.
 INSTRUCTIONS = {
     "sv": (
         "Du är kundtjänstassistent för företaget. Svara på svenska.\n"
         "Regler:\n"
-        "- Svara endast utifrån den numrerade kontexten nedan, aldrig utifrån annan kunskap.\n"
-        "- Skriv varje tal (priser, telefonnummer, datum, tider, procentsatser) exakt som "
-        "kontexten skriver det. Räkna inte om, avrunda inte och hitta aldrig på tal.\n"
+        "- Svara endast utifrån kontexten nedan, aldrig utifrån annan kunskap.\n"
+        "- Varje rad i kontexten börjar med sin referens, till exempel [kb/priser.md:12].\n"
+        "- Skriv varje tal (priser, telefonnummer, datum, tider, procentsatser, antal, även "
+        "tal i ord) exakt som kontexten skriver det, och skriv direkt efter talet, efter dess "
+        "enhet och period men före skiljetecknet, referensen till raden du tog det från: "
+        "Premium kostar 399 kr/månad [kb/priser.md:12].\n"
+        "- Två tal från samma rad får var sin referens.\n"
+        "- Upprepar du ett tal ur frågan, skriv [Q] efter det.\n"
+        "- Ett tal som är en del av ett namn som kontexten använder (Zon 2, SE4) får "
+        "ingen referens.\n"
+        "- Skriv aldrig ett tal som inte står i kontexten. Räkna inte om och avrunda inte.\n"
         "- Om kontexten inte besvarar frågan, svara exakt: "
         "Jag hittar inget stöd i kunskapsbasen.\n"
         "- Skriv inga webbadresser eller länkar.\n"
-        "- Hänvisa inte till kontextens nummer, som [1].\n"
         "- Svara kort och vänligt."
     ),
     "en": (
         "You are the company's customer support assistant. Answer in English.\n"
         "Rules:\n"
-        "- Answer only from the numbered context below, never from other knowledge.\n"
-        "- Write every number (prices, phone numbers, dates, times, percentages) exactly as "
-        "the context writes it. Do not convert, round or invent numbers.\n"
+        "- Answer only from the context below, never from other knowledge.\n"
+        "- Every line of the context starts with its reference, for example "
+        "[kb/prices.md:12].\n"
+        "- Write every number (prices, phone numbers, dates, times, percentages, counts, also "
+        "numbers in words) exactly as the context writes it, and right after the number, after "
+        "its unit and period but before the punctuation, write the reference of the line you "
+        "took it from: Premium costs 399 SEK/month [kb/prices.md:12].\n"
+        "- Two numbers from the same line each get the reference.\n"
+        "- When you repeat a number from the question, write [Q] after it.\n"
+        "- A number that is part of a name the context uses (Zone 2, SE4) gets no reference.\n"
+        "- Never write a number that is not in the context. Do not convert or round numbers.\n"
         "- If the context does not answer the question, answer exactly: "
         "I couldn't find any references to this in the knowledge base.\n"
         "- Do not write URLs or links.\n"
-        "- Do not refer to the context numbers, such as [1].\n"
         "- Keep the answer short and friendly."
+    ),
+}
+# One repair round trip (``build_repair_messages``): the guard's reason for withholding the
+# draft, and the rules again in short. The reason is the guard's own words, cut to this length.
+REPAIR_REASON_LIMIT = 300
+REPAIR = {
+    "sv": (
+        "Ditt svar kunde inte kontrolleras mot kunskapsbasen: {reason}\n"
+        "Skriv svaret igen. Varje tal ska stå exakt som i kontexten, direkt följt av "
+        "referensen till raden som anger det. Tar du bort ett tal du inte kan belägga, "
+        "skriv inget annat tal i stället. Om kontexten inte besvarar frågan, svara exakt: "
+        "Jag hittar inget stöd i kunskapsbasen."
+    ),
+    "en": (
+        "Your answer could not be checked against the knowledge base: {reason}\n"
+        "Write the answer again. Every number must be written exactly as in the context, "
+        "right after it the reference of the line that states it. If you remove a number you "
+        "cannot support, write no other number instead. If the context does not answer the "
+        "question, answer exactly: I couldn't find any references to this in the knowledge base."
     ),
 }
 CONTEXT_HEADING = {"sv": "Kontext:", "en": "Context:"}
@@ -79,21 +113,24 @@ def prompt_language(language: str) -> str:
     return "en" if language.lower().split("-")[0] == "en" else DEFAULT_LANGUAGE
 
 
-def format_snippet(number: int, snippet: Snippet) -> str:
-    """``[n] file (heading)`` and the snippet's text below it."""
-    label = f"[{number}] {snippet.file}"
+def reference(snippet: Snippet, line: int) -> str:
+    """``[PATH:LINE]``: the file as the snippet names it and the 1-based file line."""
+    return f"[{snippet.file}:{line}]"
+
+
+def format_snippet(snippet: Snippet) -> str:
+    """The snippet's file (and heading), then each non-empty line after its reference."""
+    label = snippet.file
     if snippet.heading:
         label += f" ({snippet.heading})"
-    return f"{label}\n{snippet.text.strip()}"
+    lines = [f"{reference(snippet, n)} {text}" for n, text in snippet.lines() if text.strip()]
+    return "\n".join([label, *lines])
 
 
 def system_prompt(language: str, snippets: Sequence[Snippet]) -> str:
-    """The instructions followed by the numbered context."""
+    """The instructions followed by the context, every line after its reference."""
     language = prompt_language(language)
-    if snippets:
-        context = "\n\n".join(format_snippet(n, s) for n, s in enumerate(snippets, start=1))
-    else:
-        context = NO_CONTEXT[language]
+    context = "\n\n".join(map(format_snippet, snippets)) if snippets else NO_CONTEXT[language]
     return f"{INSTRUCTIONS[language]}\n\n{CONTEXT_HEADING[language]}\n{context}"
 
 
@@ -137,3 +174,30 @@ def build_messages(
             snippets.pop()
         result = messages()
     return result
+
+
+def build_repair_messages(
+    request: LLMRequest,
+    *,
+    draft: str,
+    reason: str,
+    token_budget: int,
+    history_exchanges: int = 5,
+) -> list[dict]:
+    """The turn's messages, then the withheld ``draft`` and the request to write it again.
+
+    ``reason`` is the guard's (cut to ``REPAIR_REASON_LIMIT`` characters); the draft and the
+    repair request stay whatever the budget: the trimming of ``build_messages`` applies to
+    the turn's own messages, with the draft and the request counted in.
+    """
+    language = prompt_language(request.language)
+    reason = " ".join(reason.split())[:REPAIR_REASON_LIMIT] or "-"
+    tail = [
+        {"role": "assistant", "content": draft},
+        {"role": "user", "content": REPAIR[language].format(reason=reason)},
+    ]
+    spent = estimate_messages_tokens(tail) - REPLY_PRIMING_TOKENS
+    messages = build_messages(
+        request, token_budget=token_budget - spent, history_exchanges=history_exchanges
+    )
+    return messages + tail

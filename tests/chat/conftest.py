@@ -1,8 +1,10 @@
 import pytest
 from channels.testing import WebsocketCommunicator
 
+from chat.llm import _backend
 from config.asgi import application
 from tests.chat.browser import DESKTOP
+from tests.fake_openai import FakeOpenAI
 
 
 @pytest.fixture
@@ -15,6 +17,23 @@ def indexed_kb(transactional_db, settings):
     kb_reindex(kb_dir=settings.KB_DIR)
     yield
     selectors.clear_index_cache()
+
+
+@pytest.fixture
+async def provider(settings):
+    """A fake OpenAI-compatible server (tests/fake_openai.py); the product pointed at it,
+    without retry delays."""
+    async with FakeOpenAI() as server:
+        settings.LLM_BACKEND = "openai"
+        settings.LLM_BASE_URL = server.base_url
+        settings.LLM_MODEL = "fake-model"
+        # Generous: a first request on a busy machine (connection set-up) must not time out.
+        settings.LLM_FIRST_TOKEN_TIMEOUT = 2.0
+        settings.LLM_MAX_RETRIES = 0
+        _backend.cache_clear()
+        yield server
+        await _backend("openai", server.base_url, "fake-model").aclose()
+        _backend.cache_clear()
 
 
 @pytest.fixture

@@ -179,3 +179,19 @@ def test_retrieval_preview_needs_its_own_permission(client, django_user_model):
     staff.user_permissions.add(Permission.objects.get(codename="preview_retrieval"))
     client.force_login(django_user_model.objects.get(pk=staff.pk))
     assert client.get(url).status_code == 200
+
+
+@pytest.mark.usefixtures("seed_session")
+def test_an_answers_numbers_show_with_their_lines_read_only(admin_client):
+    """The answer's page lists each number with the KB line it came from, as text only."""
+    answer = Message.objects.get(message_id="price", role="assistant")
+    Message.objects.filter(pk=answer.pk).update(
+        numbers=[
+            {"start": 9, "end": 21, "text": "399 kr/månad", "file": "kb/pricing.md", "line": 18}
+        ]
+    )
+
+    page = admin_client.get(reverse("admin:chat_message_change", args=[answer.pk]))
+
+    assert "<b>399 kr/månad</b>: kb/pricing.md:18" in page.content.decode()
+    assert 'name="numbers"' not in page.content.decode()

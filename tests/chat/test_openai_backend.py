@@ -9,6 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from chat.llm.base import Exchange, LLMError, LLMRequest
+from chat.llm.mock import MockBackend
 from chat.llm.openai import (
     OpenAIBackend,
     ProviderError,
@@ -16,7 +17,7 @@ from chat.llm.openai import (
     backoff_delay,
     parse_chunk,
 )
-from chat.llm.prompt import build_messages
+from chat.llm.prompt import REPAIR_REASON_LIMIT, build_messages
 from grounding.snippets import Snippet
 from tests.fake_openai import FakeOpenAI, Reply
 
@@ -96,6 +97,65 @@ async def test_request_carries_model_prompt_and_streaming_options(server, make_b
         "temperature": 0.1,
         "max_tokens": 256,
     }
+
+
+# -- one repair round trip -----------------------------------------------------
+
+CITED_DRAFT = "Basic kostar 90 kr/månad [kb/pricing.md:3]."
+REASON = "90 kr/månad: kb/pricing.md:3 does not state 90"
+
+
+async def test_repair_sends_the_turn_the_draft_and_the_guards_reason(server, make_backend):
+    """One more request: the turn's own messages, the withheld draft, then why it was withheld."""
+    server.enqueue(Reply.from_text(CITED_DRAFT))
+    server.enqueue(Reply(deltas=("Basic kostar ", "99 kr/månad [kb/pricing.md:3]", ".")))
+    backend = make_backend()
+    request = question()
+    draft = "".join(await collect(backend, request))
+
+    repaired = [delta async for delta in backend.repair(request, draft=draft, reason=REASON)]
+
+    assert "".join(repaired) == "Basic kostar 99 kr/månad [kb/pricing.md:3]."
+    first, second = server.requests
+    *turn, withheld, ask = second.body["messages"]
+    assert turn == first.body["messages"]
+    assert withheld == {"role": "assistant", "content": CITED_DRAFT}
+    assert ask["role"] == "user" and REASON in ask["content"]
+    assert "Jag hittar inget stöd i kunskapsbasen." in ask["content"]
+    assert backend.can_repair
+
+
+async def test_repair_bounds_the_reason_it_passes_on(server, make_backend):
+    """A long reason is cut: the repair request never grows with the guard's report."""
+    server.enqueue(Reply.from_text("Basic kostar 99 kr/månad [kb/pricing.md:3]."))
+    backend = make_backend()
+
+    long_reason = "x" * 5000
+    async for _ in backend.repair(question(language="en"), draft=CITED_DRAFT, reason=long_reason):
+        pass
+
+    ask = server.requests[0].body["messages"][-1]["content"]
+    assert "x" * REPAIR_REASON_LIMIT in ask and "x" * (REPAIR_REASON_LIMIT + 1) not in ask
+    assert ask.startswith("Your answer could not be checked")
+
+
+async def test_closing_a_repair_closes_the_provider_connection(server, make_backend):
+    """A repair stops the provider on ``aclose()`` like any answer."""
+    server.enqueue(Reply(deltas=("ord ",) * 40, delay=0.1))
+    stream = make_backend().repair(question(), draft=CITED_DRAFT, reason=REASON)
+    assert await anext(stream) == "ord "
+
+    await stream.aclose()
+
+    assert await server.client_close(timeout=1.0)
+
+
+def test_the_mock_does_not_repair():
+    """The mock's answer would be the same again: it says so instead of asking."""
+    mock = MockBackend()
+    assert not mock.can_repair
+    with pytest.raises(NotImplementedError):
+        mock.repair(question(), draft=CITED_DRAFT, reason=REASON)
 
 
 async def test_no_authorization_header_without_an_api_key(server, make_backend):

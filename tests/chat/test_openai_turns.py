@@ -10,25 +10,9 @@ from chat import audit
 from chat.llm import _backend
 from chat.models import Message
 from tests.chat.conftest import open_socket, run_turn
-from tests.fake_openai import FakeOpenAI, Reply
+from tests.fake_openai import Reply
 
 pytestmark = pytest.mark.usefixtures("indexed_kb")
-
-
-@pytest.fixture
-async def provider(settings):
-    """A fake OpenAI-compatible server; the product pointed at it, without retry delays."""
-    async with FakeOpenAI() as server:
-        settings.LLM_BACKEND = "openai"
-        settings.LLM_BASE_URL = server.base_url
-        settings.LLM_MODEL = "fake-model"
-        # Generous: a first request on a busy machine (connection set-up) must not time out.
-        settings.LLM_FIRST_TOKEN_TIMEOUT = 2.0
-        settings.LLM_MAX_RETRIES = 0
-        _backend.cache_clear()
-        yield server
-        await _backend("openai", server.base_url, "fake-model").aclose()
-        _backend.cache_clear()
 
 
 async def assistant(message_id: str) -> Message:

@@ -18,19 +18,22 @@ from grounding.snippets import Snippet
 PRICING = Snippet("kb/pricing.md", "## Priser\nBasic: 99 kr/månad\n", 3, heading="Priser")
 CONTACT = Snippet("kb/contact.md", "Ring 08-123 45 67.", 1)
 
-# The rules are the prompt module's own (INSTRUCTIONS); what is pinned here is the layout.
+# The rules are the prompt module's own (INSTRUCTIONS); what is pinned here is the layout:
+# every non-empty line after its reference [PATH:LINE], the file line counted from start_line.
 SWEDISH_SYSTEM = (
     INSTRUCTIONS["sv"] + "\n\n"
     "Kontext:\n"
-    "[1] kb/pricing.md (Priser)\n"
-    "## Priser\n"
-    "Basic: 99 kr/månad\n"
+    "kb/pricing.md (Priser)\n"
+    "[kb/pricing.md:3] ## Priser\n"
+    "[kb/pricing.md:4] Basic: 99 kr/månad\n"
     "\n"
-    "[2] kb/contact.md\n"
-    "Ring 08-123 45 67."
+    "kb/contact.md\n"
+    "[kb/contact.md:1] Ring 08-123 45 67."
 )
 
-ENGLISH_SYSTEM = INSTRUCTIONS["en"] + "\n\nContext:\n[1] kb/contact.md\nRing 08-123 45 67."
+ENGLISH_SYSTEM = (
+    INSTRUCTIONS["en"] + "\n\nContext:\nkb/contact.md\n[kb/contact.md:1] Ring 08-123 45 67."
+)
 
 
 def test_the_rules_answer_no_support_with_the_chats_own_sentence():
@@ -40,12 +43,36 @@ def test_the_rules_answer_no_support_with_the_chats_own_sentence():
     assert "Svara på svenska" in INSTRUCTIONS["sv"] and "Answer in English" in INSTRUCTIONS["en"]
 
 
+def test_the_rules_ask_for_a_reference_after_every_number_in_both_languages():
+    """Cite each number right after it, [Q] for the question's, none for a name's; no chunk
+    numbers to avoid any more (the old "[1]" rule is gone: the context has no [1])."""
+    swedish, english = INSTRUCTIONS["sv"], INSTRUCTIONS["en"]
+    assert "399 kr/månad [kb/priser.md:12]." in swedish
+    assert "399 SEK/month [kb/prices.md:12]." in english
+    assert "[Q]" in swedish and "[Q]" in english
+    assert "Zon 2" in swedish and "Zone 2" in english
+    assert "Skriv aldrig ett tal som inte står i kontexten" in swedish
+    assert "Never write a number that is not in the context" in english
+    assert "[1]" not in swedish and "[1]" not in english
+
+
+def test_a_snippet_of_an_indexed_directory_is_cited_as_the_index_names_its_file():
+    """The reference is ``Snippet.file`` as it is (``priser.md`` for a ``--kb-dir``), and a
+    blank line of the chunk gets no reference of its own."""
+    snippet = Snippet("priser.md", "Basic: 99 kr\n\nPremium: 399 kr", 11)
+
+    system = build_messages(LLMRequest(question="Pris?", snippets=[snippet]), token_budget=6000)
+
+    context = system[0]["content"].split("Kontext:\n", 1)[1]
+    assert context == "priser.md\n[priser.md:11] Basic: 99 kr\n[priser.md:13] Premium: 399 kr"
+
+
 def exchanges(count: int) -> list[Exchange]:
     return [Exchange(f"Fråga {n}?", f"Svar {n}.") for n in range(1, count + 1)]
 
 
 def test_swedish_prompt_is_pinned():
-    """A Swedish turn: instructions, numbered snippets with files, history, then the question."""
+    """A Swedish turn: instructions, snippets with their references, history, then the question."""
     request = LLMRequest(
         question="Och Premium?",
         snippets=[PRICING, CONTACT],

@@ -57,6 +57,16 @@ def test_complete_fills_in_the_answer_row():
     assert Message.objects.count() == 2
 
 
+def test_complete_keeps_where_each_number_came_from():
+    """The response's ``numbers`` are stored on the answer, for the history to show again."""
+    numbers = [{"start": 9, "end": 21, "text": "399 kr/månad", "file": "kb/pricing.md", "line": 18}]
+    turn = record(uuid.uuid4(), 1, text="Premium: 399 kr/månad.")
+    turn.numbers = numbers
+    answer_pk = turn_begin(record=turn)
+    turn_complete(record=turn, answer_pk=answer_pk)
+    assert Message.objects.get(pk=answer_pk).numbers == numbers
+
+
 def test_many_turns_begin_together_each_conversation_in_order():
     """The group commit's beginning: two turns of one conversation (two tabs) and one of
     another; each conversation's rows read question, answer, question, answer."""

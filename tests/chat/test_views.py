@@ -59,6 +59,9 @@ def test_history_is_only_the_sessions_own_conversation():
         text="Premium: 399 kr/månad.",
         grounded=True,
         citations=[{"file": "kb/pricing.md", "snippet": "- Premium: 399 kr/månad", "line": 18}],
+        numbers=[
+            {"start": 9, "end": 21, "text": "399 kr/månad", "file": "kb/pricing.md", "line": 18}
+        ],
     )
     suggestion = suggestion_create(
         conversation_id=conversation.pk, action="schedule_callback", payload={}
@@ -70,6 +73,8 @@ def test_history_is_only_the_sessions_own_conversation():
         "Premium: 399 kr/månad.",
     ]
     assert mine["messages"][1]["citations"][0]["file"] == "kb/pricing.md"
+    assert mine["messages"][1]["numbers"][0]["line"] == 18
+    assert "numbers" not in mine["messages"][0]
     assert [s["suggestionId"] for s in mine["suggestions"]] == [suggestion.suggestion_id]
 
     theirs = stranger.get("/history/").json()

@@ -249,6 +249,9 @@
     items.forEach((c, i) => {
       const title = c.title || (c.file || "").split("/").pop().replace(/\.md$/, "");
       const details = el("details", "source");
+      details.dataset.file = c.file || "";
+      details.dataset.line = String(c.line || "");
+      details.dataset.lines = String((c.snippet || "").split("\n").length);
       const summary = el("summary");
       summary.appendChild(el("span", "num", String(i + 1)));
       summary.appendChild(el("span", "visually-hidden", fmt(T.source, { n: i + 1, title: "" })));
@@ -269,6 +272,106 @@
       box.appendChild(details);
     });
     bubble.appendChild(box);
+  }
+
+  // -- each number linked to its KB line ------------------------------------------
+  // The response's `numbers` (docs/protocol.md) say which KB line each number of the text
+  // comes from. Each number of the rendered answer becomes a link: to the source page of an
+  // imported document, else to the answer's source of that line (opened and highlighted).
+  // The numbers are found in the rendered text in order, as whole numbers; the links are
+  // DOM nodes around the text nodes' own text (no HTML is built from the answer).
+  function linkNumbers(bubble, numbers) {
+    const items = (Array.isArray(numbers) ? numbers : [])
+      .filter((n) => n && typeof n.text === "string" && n.text.trim() && n.file)
+      .sort((a, b) => (a.start || 0) - (b.start || 0));
+    if (!items.length) return;
+    const text = bubble.querySelector(".text");
+    const walker = document.createTreeWalker(text, NodeFilter.SHOW_TEXT);
+    let start = walker.nextNode();
+    for (const n of items) {
+      // From after the last link on; a number not found (split by markup) stays plain text.
+      if (!start) return;
+      walker.currentNode = start;
+      for (let node = start; node; node = walker.nextNode()) {
+        const at = node.parentNode.closest("a") ? -1 : wholeNumberAt(node.data, n.text);
+        if (at < 0) continue;
+        const number = node.splitText(at);
+        start = number.splitText(n.text.length);
+        number.replaceWith(numberLink(bubble, n));
+        break;
+      }
+    }
+  }
+
+  // Where `number` occurs in `data` as a whole number (not the "99" of "199").
+  function wholeNumberAt(data, number) {
+    const edge = /[\p{L}\p{N}]/u;
+    for (let at = data.indexOf(number); at >= 0; at = data.indexOf(number, at + 1)) {
+      const before = at > 0 ? data[at - 1] : "";
+      const after = data[at + number.length] || "";
+      const digitFirst = /^\p{N}/u.test(number), digitLast = /\p{N}$/u.test(number);
+      if ((digitFirst ? !edge.test(before) : true) && (digitLast ? !/\p{N}/u.test(after) : true)) return at;
+    }
+    return -1;
+  }
+
+  function numberLink(bubble, n) {
+    const title = n.title || (n.file || "").split("/").pop().replace(/\.md$/, "");
+    const label = fmt(T.numberSource, { number: n.text, title: title, line: n.line });
+    const link = el("a", "number-source", n.text);
+    link.setAttribute("aria-label", label);
+    link.title = label;
+    link.dataset.file = n.file;
+    link.dataset.line = String(n.line);
+    if (/^https?:\/\//i.test(n.url || "")) {
+      link.href = n.url; // an imported page: the page it came from
+      link.target = "_blank";
+      link.rel = "noopener noreferrer";
+      return link;
+    }
+    const source = sourceOfLine(bubble, n, title);
+    link.href = "#" + source.id;
+    link.setAttribute("aria-controls", source.id);
+    link.addEventListener("click", (event) => {
+      event.preventDefault();
+      for (const other of bubble.querySelectorAll(".source.cited-line")) other.classList.remove("cited-line");
+      source.open = true;
+      source.classList.add("cited-line");
+      const summary = source.querySelector("summary");
+      summary.scrollIntoView({ block: "nearest" });
+      summary.focus();
+    });
+    return link;
+  }
+
+  // The answer's source that quotes the number's line; one of its own when no citation does.
+  let sourceIds = 0;
+  function sourceOfLine(bubble, n, title) {
+    const line = Number(n.line);
+    for (const details of bubble.querySelectorAll(".sources .source")) {
+      const first = Number(details.dataset.line), count = Number(details.dataset.lines) || 1;
+      if (details.dataset.file === n.file && line >= first && line < first + count) {
+        if (!details.id) details.id = "source-" + (++sourceIds);
+        return details;
+      }
+    }
+    let box = bubble.querySelector(".sources");
+    if (!box) {
+      box = el("div", "sources");
+      box.appendChild(el("span", "label", T.sources));
+      bubble.querySelector(".text").after(box);
+    }
+    const details = el("details", "source");
+    details.id = "source-" + (++sourceIds);
+    details.dataset.file = n.file;
+    details.dataset.line = String(line);
+    details.dataset.lines = "1";
+    const summary = el("summary");
+    summary.appendChild(el("span", "title", fmt(T.sourceLine, { title: title, line: line })));
+    details.appendChild(summary);
+    details.appendChild(el("p", "", fmt(T.sourceLine, { title: title, line: line })));
+    box.appendChild(details);
+    return details;
   }
 
   function renderTools(bubble, msg) {
@@ -383,6 +486,7 @@
       bubble._raw = msg.text;
       renderMarkdown(text, msg.text);
       if (status === "done") renderSources(bubble, msg.citations);
+      if (status === "done") linkNumbers(bubble, msg.numbers);
     }
     if (status !== "action") renderTools(bubble, msg);
     if (!fromHistory) announce(T.answered + ": " + bubble.querySelector(".text").innerText);
