@@ -60,6 +60,7 @@ class TurnRecord:
     block_reason: str = ""
     unsupported: list[dict] = field(default_factory=list)
     citations: list[dict] = field(default_factory=list)
+    numbers: list[dict] = field(default_factory=list)  # where each number of the answer is from
     retrieved: list[dict] = field(default_factory=list)
     error: str = ""
     ttft_ms: float | None = None
@@ -188,15 +189,15 @@ class Turn:
             yield self._finish(Response(text, self.message_id, False, Status.NO_SUPPORT))
             return
 
-        guard = GuardedStream(
-            result.snippets, facts=index.facts, question=self.question, cards=result.cards
-        )
+        context = result.context  # the snippets and the fact cards
+        guard = GuardedStream(context, facts=index.facts, question=self.question)
         # A check's cost grows with the KB's like facts; on a small KB a thread hop would
         # cost more than the check.
         offload = len(index.facts) > self.services.verify_in_thread_above
         request = LLMRequest(
             question=self.question,
-            snippets=result.snippets,
+            snippets=context,
+            cite=True,
             language=self.language,
             history=tuple(self.context.history),
         )
@@ -270,6 +271,7 @@ class Turn:
             response.grounded,
         )
         record.citations, record.block_reason = response.citations, response.blocked or ""
+        record.numbers = response.numbers
         return dataclasses.replace(response, language=self.language)
 
     def _elapsed_ms(self) -> float:

@@ -55,9 +55,7 @@ def answer_check(
     """Retrieve for ``question`` and verify ``answer`` against what was retrieved."""
     result = retrieve(index, question, top_k=top_k, threshold=threshold)
     # Nothing retrieved: the answer's numbers still meet the KB's facts found by value.
-    verdict = verify_cited(
-        answer, result.snippets, facts=index.facts, question=question, cards=result.cards
-    )
+    verdict = verify_cited(answer, result.context, facts=index.facts, question=question)
     if verdict.reason == NO_SUPPORT:
         return AnswerCheck(False, no_support_text, NO_SUPPORT, [], [], [], result.category)
     return AnswerCheck(

@@ -44,6 +44,22 @@ class RetrievalResult:
     query: str = ""  # the query actually searched (the previous one for a follow-up)
     cards: list[Fact] = field(default_factory=list)  # facts the question names (grounding.cards)
 
+    @property
+    def context(self) -> list[Snippet]:
+        """What the generator answers from and the guard counts as retrieved: the snippets,
+        then each card's line as a one-line snippet under its subject."""
+        lines = [
+            Snippet(
+                file=card.file,
+                text=card.text,
+                start_line=card.line,
+                heading=card.subject_text.rpartition(" > ")[0],
+                category="card",
+            )
+            for card in dict.fromkeys(self.cards)
+        ]
+        return [*self.snippets, *dict.fromkeys(lines)]
+
 
 def is_follow_up(text: str) -> bool:
     """Whether ``text`` is a short acknowledgement such as ``ja``, ``ok tack`` or ``yes please``."""
