@@ -31,8 +31,9 @@ async def assistant(message_id: str) -> Message:
 
 
 async def test_provider_answer_is_streamed_and_grounded(provider):
-    """'Premium kostar 399 kr/månad.' streams and answers grounded with kb/pricing.md."""
-    provider.enqueue(Reply.from_text("Premium kostar 399 kr/månad."))
+    """'Premium kostar 399 kr/månad [kb/pricing.md:18].' streams without its reference and
+    answers grounded with kb/pricing.md."""
+    provider.enqueue(Reply.from_text("Premium kostar 399 kr/månad [kb/pricing.md:18]."))
     ws = await open_socket()
     frames = await run_turn(ws, "Vad kostar premium?")
     response = frames[-1]
@@ -50,7 +51,9 @@ async def test_provider_answer_is_streamed_and_grounded(provider):
 
 async def test_wrong_number_from_the_provider_never_reaches_a_frame(provider):
     """Scripted to say 777, the turn is withheld and no frame carries 777."""
-    provider.enqueue(Reply.from_text("Premium kostar 777 kr/månad. Det är billigt."))
+    provider.enqueue(
+        Reply.from_text("Premium kostar 777 kr/månad [kb/pricing.md:18]. Det är billigt.")
+    )
     ws = await open_socket()
     frames = await run_turn(ws, "Vad kostar premium?")
     assert frames[-1]["grounded"] is False
@@ -84,7 +87,9 @@ async def test_a_wrong_number_spelled_in_words_never_reaches_a_frame(provider, s
 
 
 async def test_the_right_number_spelled_in_words_streams_and_is_grounded(provider):
-    provider.enqueue(Reply.from_text("Premium kostar trehundranittionio kronor i månaden."))
+    provider.enqueue(
+        Reply.from_text("Premium kostar trehundranittionio kronor i månaden [kb/pricing.md:18].")
+    )
     ws = await open_socket()
     frames = await run_turn(ws, "Vad kostar premium?")
     assert frames[-1]["grounded"] is True
@@ -139,7 +144,7 @@ async def test_provider_failures_end_fail_closed(provider, failure):
     assert not any("Traceback" in json.dumps(f) for f in frames)
     row = await assistant("m1")
     assert row.status == "error" and row.error
-    provider.enqueue(Reply.from_text("Premium kostar 399 kr/månad."))
+    provider.enqueue(Reply.from_text("Premium kostar 399 kr/månad [kb/pricing.md:18]."))
     again = await run_turn(ws, "Vad kostar premium?", message_id="m2")
     assert again[-1]["grounded"] is True
     await ws.disconnect()

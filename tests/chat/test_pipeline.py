@@ -59,7 +59,7 @@ async def assistant_row(message_id: str) -> Message:
 
 async def test_grounded_answer_events_and_audit():
     """stream* -> stream_end(done) -> response; the audit row has draft, citations, timings."""
-    backend = ScriptedBackend(["Premium ", "kostar ", "399 kr/månad", "."])
+    backend = ScriptedBackend(["Premium ", "kostar ", "399 kr/månad", " [kb/pricing.md:18]", "."])
     turn = Turn(
         context=ConversationContext(),
         text="Vad kostar premium?",
@@ -73,16 +73,16 @@ async def test_grounded_answer_events_and_audit():
     assert "".join(e.delta for e in events[:-2]) == "Premium kostar 399 kr/månad."
     row = await assistant_row("t1")
     assert row.status == Message.Status.DONE and row.grounded is True
-    assert row.draft == "Premium kostar 399 kr/månad."
+    assert row.draft == "Premium kostar 399 kr/månad [kb/pricing.md:18]."
     assert row.citations and row.citations[0]["file"] == "kb/pricing.md"
     assert row.retrieved and row.ttft_ms is not None and row.total_ms >= row.ttft_ms
-    assert (row.backend, row.model, row.token_count) == ("scripted", "scripted-1", 4)
+    assert (row.backend, row.model, row.token_count) == ("scripted", "scripted-1", 5)
     assert row.reply_to.text == "Vad kostar premium?"
 
 
 async def test_wrong_subject_is_withheld():
     """Premium's price attached to Basic is a wrong answer."""
-    backend = ScriptedBackend(["Basic kostar ", "399 kr/månad."])
+    backend = ScriptedBackend(["Basic kostar ", "399 kr/månad [kb/pricing.md:18]."])
     turn = Turn(
         context=ConversationContext(),
         text="Vad kostar basic?",
@@ -96,7 +96,9 @@ async def test_wrong_subject_is_withheld():
 
 async def test_unsupported_number_stops_the_stream_and_closes_the_backend():
     """After the first unsupported number nothing more is streamed and the LLM is closed."""
-    backend = ScriptedBackend(["Premium kostar ", "777 kr/månad. ", "Mer ", "text ", "här."])
+    backend = ScriptedBackend(
+        ["Premium kostar ", "777 kr/månad [kb/pricing.md:18]. ", "Mer ", "text ", "här."]
+    )
     turn = Turn(
         context=ConversationContext(),
         text="Vad kostar premium?",
@@ -134,7 +136,7 @@ async def test_llm_failure_is_a_fail_closed_answer():
 
 async def test_closing_the_turn_early_records_it_cancelled():
     """A turn closed mid-stream is recorded as cancelled with what was shown so far."""
-    backend = ScriptedBackend(["Premium ", "kostar ", "399 kr/månad."])
+    backend = ScriptedBackend(["Premium ", "kostar ", "399 kr/månad [kb/pricing.md:18]."])
     turn = Turn(
         context=ConversationContext(),
         text="Vad kostar premium?",
@@ -210,7 +212,9 @@ class Collaborators:
 
 async def test_a_turn_uses_only_the_collaborators_it_is_given():
     """Admission, audit sink and metrics are the ones passed in; nothing reaches the database."""
-    fakes = Collaborators(ScriptedBackend(["Premium ", "kostar ", "399 kr/månad."]))
+    fakes = Collaborators(
+        ScriptedBackend(["Premium ", "kostar ", "399 kr/månad [kb/pricing.md:18]."])
+    )
     turn = Turn(
         context=ConversationContext(),
         text="Vad kostar premium?",
@@ -248,7 +252,9 @@ async def test_an_action_turn_asks_the_action_service_it_is_given():
 
 async def test_a_message_whose_beginning_finds_a_person_is_theirs_alone():
     """The beginning says a person owns the conversation: ToPerson only, nothing recorded."""
-    fakes = Collaborators(ScriptedBackend(["Premium ", "kostar ", "399 kr/månad."]))
+    fakes = Collaborators(
+        ScriptedBackend(["Premium ", "kostar ", "399 kr/månad [kb/pricing.md:18]."])
+    )
 
     async def owned(record):
         record.person = "Eva"
@@ -284,7 +290,7 @@ async def test_the_number_check_runs_in_a_thread_only_on_a_large_kb(monkeypatch,
 
     monkeypatch.setattr(asyncio, "to_thread", to_thread)
     services = dataclasses.replace(
-        using(ScriptedBackend(["Premium ", "kostar ", "399 kr/månad."])),
+        using(ScriptedBackend(["Premium ", "kostar ", "399 kr/månad [kb/pricing.md:18]."])),
         verify_in_thread_above=above,
     )
     turn = Turn(
@@ -302,7 +308,9 @@ async def test_after_the_first_beginning_the_conversation_is_known_stored():
     """The first turn's beginning writes the conversation; the next turn's record says so, and
     its beginning (in the real audit trail) adds no conversation row."""
     context = ConversationContext()
-    services = using(ScriptedBackend(["Premium ", "kostar ", "399 kr/månad", "."]))
+    services = using(
+        ScriptedBackend(["Premium ", "kostar ", "399 kr/månad", " [kb/pricing.md:18]", "."])
+    )
     first = Turn(context=context, text="Vad kostar premium?", message_id="s1", services=services)
     assert not first.record.conversation_stored
     await collect(first)
@@ -320,7 +328,8 @@ async def test_a_beginning_that_was_not_written_leaves_the_conversation_unknown(
         return None
 
     services = dataclasses.replace(
-        using(ScriptedBackend(["Premium ", "kostar ", "399 kr/månad", "."])), begin=away
+        using(ScriptedBackend(["Premium ", "kostar ", "399 kr/månad", " [kb/pricing.md:18]", "."])),
+        begin=away,
     )
     await collect(
         Turn(context=context, text="Vad kostar premium?", message_id="u1", services=services)
