@@ -75,6 +75,8 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
     groups_joined: tuple[str, ...] = ()
     context = None  # the conversation's ConversationContext once known
     held: list[dict] | None = None  # a turn's frames that wait while its replay is sent
+    ready = False  # the client may be sent an adopted turn's replay
+    parked = False  # this socket went away mid-turn; its turn is parked (_park_turn)
 
     def __init__(
         self, *args, services: ChatServices | None = None, widget: bool = False, **kwargs
@@ -146,6 +148,7 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         if self.person is not None:  # a reload while a person owns the conversation
             await self.send_json({"type": "agent_joined", "name": self.person})
         elif not self.widget:
+            self.ready = True
             await self._adopt_turns()
 
     async def receive_json(self, content, **kwargs) -> None:
@@ -184,9 +187,8 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         try:
             context = getattr(self, "context", None)
             if context is not None and self.turns.running and not self.closing:
-                self.turns.detach(self._detached_frame)
-                self.services.live.park(context.id, self.turns)
-            else:
+                await self._park_turn()
+            elif not self.parked:
                 await self.turns.stop()
             for group in self.groups_joined:
                 try:
@@ -252,6 +254,7 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         if self.person is not None:
             await self.send_json({"type": "agent_joined", "name": self.person})
         else:
+            self.ready = True
             await self._adopt_turns()
 
     async def on_handoff_request(self, command: protocol.RequestHandoff) -> None:
@@ -413,8 +416,38 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         if self.held is not None:  # an adopted turn's replay is being sent
             self.held.append(frame)
             return
-        await self.send_json(frame)
+        try:
+            await self.send_json(frame)
+        except Exception:  # the socket closed before its disconnect reached the consumer
+            if self.closing:
+                return
+            logger.info("Socket gone mid-turn; the turn goes on for the conversation")
+            await self._park_turn()
         await self._tabs_follow(frame)
+
+    async def _park_turn(self) -> None:
+        """This socket went away mid-turn: the turn goes on, its frames to the other tabs, and
+        waits for the conversation's next socket here (or an open one adopts it now)."""
+        if self.parked:
+            return
+        self.parked = True
+        self.turns.detach(self._detached_frame)
+        live = self.services.live
+        live.park(self.context.id, self.turns)
+        for other in live.others_in(self, self.context.id):
+            if await other.adopt_parked():
+                break
+
+    async def adopt_parked(self) -> bool:
+        """Another socket of the conversation parked its turn: this one takes it, if it can."""
+        if not self.ready or self.closing or self.parked or self.person is not None:
+            return False
+        try:
+            await self._adopt_turns()
+        except Exception:  # this socket is going away too; the turn stays with the group
+            logger.debug("Could not adopt a parked turn", exc_info=True)
+            return False
+        return True
 
     async def _detached_frame(self, frame: dict) -> None:
         """The frames of a turn whose socket went away: to the conversation's other tabs."""
@@ -435,6 +468,9 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
             if now - entry[1] >= TAB_SYNC_SECONDS:
                 entry[1] = now
                 sync = {"type": "stream_sync", "messageId": message_id, "text": entry[0]}
+                turn = self.turns.turn
+                if turn is not None and turn.message_id == message_id:
+                    sync["question"] = turn.question  # a tab that came later shows it too
                 await self._tell_other_tabs("tab.frame", sync)
         elif kind == "action_suggestion":
             await self._tell_other_tabs("action.suggested", frame)
@@ -453,7 +489,7 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
             self.held = []
             try:
                 replay = runner.attach(self._agent_frame, on_person=self._person_found)
-                if runner.running:
+                if runner.running and not self.turns.running:
                     self.turns = runner
                     if runner.streaming_id is not None:
                         self.tab_text[runner.streaming_id] = [runner.text, 0.0]

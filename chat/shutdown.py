@@ -76,6 +76,11 @@ class LiveConnections:
             if not runners:
                 del self._parked[conversation_id]
 
+    def others_in(self, connection, conversation_id) -> list:
+        """The other open connections of this process in ``conversation_id``."""
+        members = self._in_conversation.get(conversation_id, ())
+        return [other for other in members if other is not connection]
+
     def _leave(self, connection) -> None:
         conversation_id = self._conversation_of.pop(connection, None)
         members = self._in_conversation.get(conversation_id)

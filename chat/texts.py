@@ -79,6 +79,8 @@ PAGE = {
     "lostInterrupted": gettext_noop(
         "The service restarted while this answer was being written, so it was stopped."
     ),
+    "answerInterrupted": gettext_noop("This answer was interrupted before it was finished."),
+    "writing": gettext_noop("Writing the answer…"),
     "askAgain": gettext_noop("Ask again"),
     "answered": gettext_noop("New answer"),
     "withheldTitle": gettext_noop("I could not check this answer against our help articles"),

@@ -113,7 +113,13 @@ class TurnRunner:
         if turn is None:
             return []
         question = {"type": "user_message", "messageId": turn.message_id, "text": turn.question}
-        text = {"type": "stream_sync", "messageId": turn.message_id, "text": self.text}
+        text = {
+            "type": "stream_sync",
+            "messageId": turn.message_id,
+            "text": self.text,
+            "question": turn.question,
+            "adopted": True,  # this socket's turn now: its Stop stops it
+        }
         return [question, text, *self.frames]
 
     async def _send(self, frame: dict) -> None:

@@ -2,6 +2,7 @@
 
 import asyncio
 import dataclasses
+import itertools
 import json
 
 import pytest
@@ -230,7 +231,7 @@ async def test_a_second_tab_follows_the_streaming_answer_and_its_end(settings):
     theirs = await _reconnected_frames(tab_b)
     assert theirs[0]["type"] == "user_message"
     syncs = [f["text"] for f in theirs if f["type"] == "stream_sync"]
-    assert syncs and syncs[0] and all(b.startswith(a) for a, b in zip(syncs, syncs[1:]))
+    assert syncs and syncs[0] and all(b.startswith(a) for a, b in itertools.pairwise(syncs))
     assert mine[-1]["text"].startswith(syncs[-1])
     assert theirs[-2:] == mine[-2:]
     assert theirs[-2] == {"type": "stream_end", "reason": "done", "messageId": "m1"}

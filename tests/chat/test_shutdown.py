@@ -10,7 +10,7 @@ from tests.live import daphne_server, prepare_database, product_env
 
 
 def test_sigterm_ends_the_stream_and_records_the_turn_as_interrupted(tmp_path):
-    """Mid-stream SIGTERM: stream_end{interrupted}, a server_shutdown error, close 1001, audit row."""
+    """Mid-stream SIGTERM: stream_end{interrupted}, server_shutdown, close 1001, audit row."""
     db = tmp_path / "db.sqlite3"
     env = product_env(DATABASE_URL=f"sqlite:///{db}", LLM_TOKEN_DELAY_MS="300")
     prepare_database(env)

@@ -23,6 +23,8 @@
   const superseded = new Set(); // answers interrupted by a newer message
   const stopRequested = new Set(); // answers the reader stopped
   const unresolved = new Set(); // answers cut off by the connection: the recorded turn tells
+  const following = new Set(); // answers of another tab, followed here (stream_sync)
+  const resuming = new Map(); // messageId -> checks left: in progress at load, no frame yet
   let ws = null, attempt = 0, reconnectTimer = null, streamingId = null, counter = 0;
   let stick = true; // follow new text while the reader is at the bottom
   let everOpen = false;
@@ -389,13 +391,68 @@
     follow();
   }
 
-  function markStopped(bubble, messageId, status, fromHistory) {
+  // -- a turn in flight across a reload and across tabs ------------------------------
+  // An answer in progress at load is shown as being written: the server sends it on
+  // (stream_sync with the text so far, then the rest). Were it never to come (its server
+  // went away), the recorded turn is asked again and, still unfinished, it shows as
+  // interrupted with a retry: never an empty bubble.
+  const RESUME_CHECK_MS = 4000, RESUME_CHECKS = 3;
+  function resumeBubble(m) {
+    const bubble = assistantBubble(m.messageId);
+    bubble.classList.add("streaming");
+    bubble.dataset.status = "in_progress";
+    bubble._raw = m.text || "";
+    if (bubble._raw) renderMarkdown(bubble.querySelector(".text"), bubble._raw);
+    else bubble.querySelector(".text").textContent = T.writing;
+    resuming.set(m.messageId, RESUME_CHECKS);
+  }
+
+  function resumed(messageId) { resuming.delete(messageId); }
+
+  function checkResuming() {
+    if (!resuming.size) return;
+    window.setTimeout(async () => {
+      if (!resuming.size) return;
+      const data = await fetchHistory();
+      const answers = new Map();
+      for (const m of (data && data.messages) || []) if (m.role === "assistant") answers.set(m.messageId, m);
+      for (const [id, left] of Array.from(resuming.entries())) {
+        const answer = answers.get(id);
+        if (answer && answer.status !== "in_progress") { resuming.delete(id); reconcileAnswer(answer); continue; }
+        if (left > 1) { resuming.set(id, left - 1); continue; }
+        resuming.delete(id);
+        const bubble = assistantBubble(id);
+        bubble.classList.remove("streaming");
+        if (!bubble._raw) bubble.querySelector(".text").textContent = "";
+        markStopped(bubble, id, "interrupted", "reconnect", "answerInterrupted");
+      }
+      checkResuming();
+    }, RESUME_CHECK_MS);
+  }
+
+  // The text of an answer so far: a reloaded page's turn (adopted: this page's Stop stops
+  // it), or another tab's. It replaces what is shown only when it says more.
+  function streamSync(msg) {
+    resumed(msg.messageId);
+    awaiting.delete(msg.messageId);
+    if (msg.question && !users.has(msg.messageId)) addUser(msg.question, msg.messageId);
+    const bubble = assistantBubble(msg.messageId);
+    if (bubble.dataset.status && bubble.dataset.status !== "in_progress") return; // ended
+    bubble.classList.add("streaming");
+    if (msg.adopted) { following.delete(msg.messageId); setStreaming(msg.messageId); }
+    else if (streamingId !== msg.messageId) following.add(msg.messageId);
+    if (msg.text.length >= bubble._raw.length) bubble._raw = msg.text;
+    if (bubble._raw) scheduleRender(bubble);
+    else bubble.querySelector(".text").textContent = T.writing;
+  }
+
+  function markStopped(bubble, messageId, status, fromHistory, noteKey) {
     bubble.classList.add("cancelled");
     bubble.dataset.status = superseded.has(messageId) ? "interrupted" : status;
     clearExtras(bubble);
     if (superseded.has(messageId)) { bubble.appendChild(el("span", "mark", T.interrupted)); return; }
-    if (status === "lost" || (fromHistory === "reconnect")) {
-      const note = el("span", "lost", status === "interrupted" ? T.lostInterrupted : T.lostCancelled);
+    if (status === "lost" || status === "interrupted" || fromHistory === "reconnect") {
+      const note = el("span", "lost", T[noteKey || (status === "interrupted" ? "lostInterrupted" : "lostCancelled")]);
       const question = users.get(messageId);
       if (question) {
         note.appendChild(button(T.askAgain, "", () => submit(question.querySelector(".body").textContent)));
@@ -523,6 +580,7 @@
   const ERROR_TEXT = { rate_limited: "errorRateLimited", too_large: "errorTooLarge" };
   const handlers = {
     stream(msg) {
+      resumed(msg.messageId);
       awaiting.delete(msg.messageId);
       const bubble = assistantBubble(msg.messageId);
       bubble.classList.add("streaming");
@@ -535,8 +593,13 @@
       const bubble = assistantBubble(msg.messageId);
       bubble.classList.remove("streaming");
       renderMarkdown(bubble.querySelector(".text"), bubble._raw);
-      if (msg.reason === "cancelled") {
-        if (superseded.has(msg.messageId) || stopRequested.has(msg.messageId)) {
+      resumed(msg.messageId);
+      if (msg.reason === "interrupted") {
+        markStopped(bubble, msg.messageId, "interrupted", "reconnect");
+      } else if (msg.reason === "cancelled") {
+        // Stopped here, by a newer message, or in the tab this page follows.
+        const stoppedThere = following.has(msg.messageId);
+        if (superseded.has(msg.messageId) || stopRequested.has(msg.messageId) || stoppedThere) {
           markStopped(bubble, msg.messageId, "cancelled", false);
         } else {
           unresolved.add(msg.messageId); // the server stopped it: learn why after reconnecting
@@ -545,7 +608,8 @@
       if (streamingId === msg.messageId) setStreaming(null);
       follow();
     },
-    response(msg) { renderResponse(msg, false); },
+    stream_sync: streamSync,
+    response(msg) { resumed(msg.messageId); following.delete(msg.messageId); renderResponse(msg, false); },
     action_suggestion: renderSuggestion,
     action_executed: renderActionResult,
     action_rejected: renderActionResult,
@@ -601,6 +665,7 @@
     if (wasOpen) await reconcile();
     if (ws !== socket || socket.readyState !== WebSocket.OPEN) return;
     setStatus("open");
+    checkResuming();
     while (outbox.length) deliver(outbox.shift());
   }
 
@@ -693,6 +758,7 @@
     for (const m of data.messages) {
       if (m.role === "user") addUser(m.text, m.messageId, m.language);
       else if (m.role === "agent") { if (window.ChatHandoff) window.ChatHandoff.replay(m); }
+      else if (m.status === "in_progress") resumeBubble(m);
       else renderResponse(m, true);
     }
     for (const s of data.actions || data.suggestions || []) renderSuggestion(s);
