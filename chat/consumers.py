@@ -236,6 +236,7 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
             text=command.text,
             message_id=message_id,
             services=self.services.turn,
+            page_language=command.language,
         )
         await self.turns.start(turn)
 
@@ -279,7 +280,10 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
     async def on_confirm(self, command: protocol.ConfirmAction) -> None:
         """Run a suggested action, at most once; every tab of the conversation sees it run."""
         outcome = await self._action(
-            self.services.confirm_action, command.suggestion_id, phone=command.phone
+            self.services.confirm_action,
+            command.suggestion_id,
+            phone=command.phone,
+            contact=command.contact,
         )
         result = outcome["result"]
         self.services.metrics.action_confirmed(result)

@@ -40,6 +40,7 @@ ACTION_STATE = {
 }
 PHONE_REQUIRED = gettext_noop("Please enter the phone number we should use.")
 PHONE_INVALID = gettext_noop("That does not look like a valid phone number.")
+CONTACT_INVALID = gettext_noop("That is neither a valid e-mail address nor a phone number.")
 
 # The page's own strings, by key (templates/chat/index.html, chat/static/chat/chat.js).
 PAGE = {
@@ -138,6 +139,7 @@ PAGE = {
     ),
     "whatHappens": gettext_noop("Nothing happens until you confirm."),
     "phoneLabel": gettext_noop("Your phone number"),
+    "contactLabel": gettext_noop("Your e-mail address or phone number, so we can reach you"),
     "confirm": gettext_noop("Confirm"),
     "reject": gettext_noop("No thanks"),
     "expiresIn": gettext_noop("Expires in {seconds} s"),

@@ -723,3 +723,57 @@ async def test_a_ticket_confirmed_in_the_chat_holds_the_message_that_asked_for_i
     ticket = await sync_to_async(SupportTicket.objects.get)()
     assert ticket.description == text
     await ws.disconnect()
+
+
+async def test_a_ticket_on_the_english_page_is_english_and_about_the_unanswered_question():
+    """English page: "Create a ticket" (the button) after an unanswered question gets the
+    English prompt and card, an English result, and a ticket whose subject is the question,
+    with the conversation and the e-mail address typed on the card."""
+    from asgiref.sync import sync_to_async
+
+    from actions.models import SupportTicket
+
+    ws = await open_socket()
+    question = "hallucinate: What does the premium plan cost?"  # the mock LLM invents a price
+    await ws.send_json_to({"type": "message", "id": "q1", "text": question, "language": "en"})
+    while (answer := await ws.receive_json_from(timeout=5))["type"] != "response":
+        pass
+    assert answer["status"] in ("no_support", "withheld")
+    await ws.send_json_to(
+        {"type": "message", "id": "q2", "text": "Create a ticket"} | {"language": "en"}
+    )
+    frames = []
+    while not frames or frames[-1]["type"] != "action_suggestion":
+        frames.append(await ws.receive_json_from(timeout=5))
+    assert (
+        frames[-2]["text"] == "Would you like us to create a support ticket? Please confirm below."
+    )
+    card = frames[-1]
+    assert card["payload"]["subject"] == question and card["card"]["needsContact"] is True
+    await audit.drain()
+    sid = card["suggestionId"]
+    await ws.send_json_to({"type": "confirm_action", "suggestionId": sid, "contact": "anna@"})
+    problem = await ws.receive_json_from(timeout=5)
+    assert problem["code"] == "invalid_contact" and problem["message"].startswith("That is")
+    contact = "anna@example.com"
+    await ws.send_json_to({"type": "confirm_action", "suggestionId": sid, "contact": contact})
+    done = await ws.receive_json_from(timeout=5)
+    assert done["result"]["success"] is True
+    ticket = await sync_to_async(SupportTicket.objects.get)()
+    assert done["card"]["message"] == f"Ticket {ticket.reference} created."
+    assert ticket.subject == question and ticket.email == contact
+    assert done["card"]["contact"] == contact and done["card"]["needsContact"] is False
+    asked = await sync_to_async(lambda: ticket.conversation.messages.filter(role="user").count())()
+    assert asked == 2  # the ticket is linked to the conversation that asked for it
+    await ws.disconnect()
+
+
+async def test_a_swedish_question_on_the_english_page_is_answered_in_swedish():
+    """The page's language is for words that do not say: a Swedish question stays Swedish."""
+    ws = await open_socket()
+    text = "Skapa ett ärende om fakturan"
+    await ws.send_json_to({"type": "message", "id": "q1", "text": text, "language": "en"})
+    while (frame := await ws.receive_json_from(timeout=5))["type"] != "response":
+        pass
+    assert frame["language"] == "sv" and frame["text"].startswith("Vill du")
+    await ws.disconnect()

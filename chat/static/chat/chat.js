@@ -137,7 +137,8 @@
   function deliver(item) {
     if (ws && ws.readyState === WebSocket.OPEN) {
       if (streamingId) superseded.add(streamingId);
-      ws.send(JSON.stringify({ type: "message", id: item.id, text: item.text }));
+      // The page's language: a question whose words do not say is answered in it.
+      ws.send(JSON.stringify({ type: "message", id: item.id, text: item.text, language: CONFIG.language }));
       awaiting.set(item.id, item.text);
       setDelivery(item.id, "sent");
       return true;
@@ -500,11 +501,14 @@
       phoneInput.setAttribute("aria-describedby", problem.id);
       phoneBox.append(label, phoneInput, problem);
       card.appendChild(phoneBox);
+      const contactBox = contactField(msg.suggestionId);
+      card.appendChild(contactBox);
       const buttons = el("div", "buttons");
       const confirm = button(T.confirm, "confirm", () => {
         if (card.dataset.state !== "pending") return;
         const frame = { type: "confirm_action", suggestionId: msg.suggestionId };
         if (!phoneBox.hidden) frame.phone = phoneInput.value.trim();
+        if (!contactBox.hidden) frame.contact = contactBox.querySelector("input").value.trim();
         if (sendFrame(frame)) setCardState(card, { state: "running", message: "" });
       });
       const reject = button(T.reject, "reject", () => {
@@ -524,6 +528,7 @@
     if (typeof state.secondsLeft === "number") card._expiresAt = Date.now() + state.secondsLeft * 1000;
     card._phone = state.phone || (msg.payload || {}).phone || "";
     card._needsPhone = !!state.needsPhone;
+    card._needsContact = !!state.needsContact;
     setCardState(card, state);
     follow();
   }
@@ -534,9 +539,15 @@
     card.dataset.state = state;
     if (info.phone) card._phone = info.phone;
     if (info.needsPhone !== undefined) card._needsPhone = !!info.needsPhone;
+    if (info.needsContact !== undefined) card._needsContact = !!info.needsContact;
     card.querySelector(".badge").textContent = T[STATE_LABELS[state]];
     card.querySelector(".describe").textContent = describe(card._action, card._phone);
     const final = state !== "pending" && state !== "running";
+    // A finished card says what happened once: its result, not also what would happen.
+    card.querySelector(".describe").hidden = final;
+    const contactBox = card.querySelector(".contact");
+    contactBox.hidden = !(state === "pending" && card._needsContact);
+    if (state !== "pending") contactBox.querySelector(".problem").textContent = "";
     card.querySelector(".result").textContent = final ? (info.message || T[STATE_LABELS[state]]) : "";
     card.querySelector(".result").hidden = !final;
     card.querySelector(".hint").hidden = state !== "pending";
@@ -564,6 +575,33 @@
     if (msg.card) setCardState(card, msg.card);
     else setCardState(card, { state: msg.result && msg.result.success ? "done" : "failed", message: "" });
     announce(card.querySelector(".name").textContent + ": " + card.querySelector(".result").textContent);
+  }
+
+  // A ticket's way to reach the customer: an e-mail address or a phone number.
+  function contactField(suggestionId) {
+    const box = el("div", "contact");
+    const id = "contact-" + suggestionId;
+    const label = el("label", "", T.contactLabel);
+    label.htmlFor = id;
+    const field = el("input");
+    field.id = id; field.type = "text"; field.autocomplete = "email"; field.maxLength = 254;
+    const problem = el("span", "problem");
+    problem.id = id + "-problem";
+    problem.setAttribute("role", "alert");
+    field.setAttribute("aria-describedby", problem.id);
+    box.append(label, field, problem);
+    box.hidden = true;
+    return box;
+  }
+
+  function contactProblem(msg) {
+    const card = cards.get(msg.suggestionId);
+    if (!card) return false;
+    card._needsContact = true;
+    setCardState(card, { state: "pending", message: "" });
+    card.querySelector(".contact .problem").textContent = msg.message;
+    card.querySelector(".contact input").focus();
+    return true;
   }
 
   function phoneProblem(msg) {
@@ -624,6 +662,7 @@
     token_refused() { refused = true; WIDGET.refused(); },
     error(msg) {
       if ((msg.code === "phone_required" || msg.code === "invalid_phone") && phoneProblem(msg)) return;
+      if (msg.code === "invalid_contact" && contactProblem(msg)) return;
       if (msg.code === "server_shutdown") {
         bannerText.textContent = T.serverRestarting;
         bannerText.dataset.custom = "1";
