@@ -769,6 +769,15 @@
 
   function reconcileAnswer(answer) {
     awaiting.delete(answer.messageId);
+    const shown = bubbles.get(answer.messageId);
+    // Ended here meanwhile (its frames came after the history was read): that stands.
+    if (shown && shown.dataset.status && shown.dataset.status !== "in_progress") return;
+    if (answer.status === "in_progress") {
+      // Still being written: its frames come (the server resumes it), else the check says so.
+      if (shown && shown.classList.contains("streaming")) resuming.set(answer.messageId, RESUME_CHECKS);
+      else resumeBubble(answer);
+      return;
+    }
     if (answer.status === "cancelled" || answer.status === "interrupted") {
       const bubble = assistantBubble(answer.messageId);
       bubble.classList.remove("streaming");
