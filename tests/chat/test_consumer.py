@@ -777,3 +777,21 @@ async def test_a_swedish_question_on_the_english_page_is_answered_in_swedish():
         pass
     assert frame["language"] == "sv" and frame["text"].startswith("Vill du")
     await ws.disconnect()
+
+
+async def test_a_ticket_asked_for_after_a_reload_is_still_about_the_unanswered_question():
+    """The unanswered question survives a reload: the conversation's last answer says it."""
+    session = await _new_session()
+    cookie = [(b"cookie", f"sessionid={session}".encode())]
+    first = await open_socket(headers=cookie)
+    question = "hallucinate: What does the premium plan cost?"
+    await first.send_json_to({"type": "message", "id": "q1", "text": question, "language": "en"})
+    while (await first.receive_json_from(timeout=5))["type"] != "response":
+        pass
+    await first.disconnect()
+    await audit.drain()
+    second = await open_socket(headers=cookie)
+    frames = await run_turn(second, "Create a ticket", message_id="q2")
+    assert frames[-1]["type"] == "action_suggestion"
+    assert frames[-1]["payload"]["subject"] == question
+    await second.disconnect()
