@@ -435,6 +435,8 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         if self.parked:
             return
         self.parked = True
+        if not self.turns.running:  # the frame was of an adopted turn; its tabs follow it
+            return
         self.turns.detach(self._detached_frame)
         live = self.services.live
         live.park(self.context.id, self.turns)
