@@ -139,7 +139,7 @@ PAGE = {
     ),
     "whatHappens": gettext_noop("Nothing happens until you confirm."),
     "phoneLabel": gettext_noop("Your phone number"),
-    "contactLabel": gettext_noop("Your e-mail address or phone number, so we can reach you"),
+    "contactLabel": gettext_noop("E-mail or phone, so we can reach you"),
     "confirm": gettext_noop("Confirm"),
     "reject": gettext_noop("No thanks"),
     "expiresIn": gettext_noop("Expires in {seconds} s"),

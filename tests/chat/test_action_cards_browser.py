@@ -63,7 +63,7 @@ def test_the_ticket_on_the_english_page_is_english_and_about_the_unanswered_ques
     prompt = page.locator(".msg.assistant").last
     expect(prompt).to_contain_text("Would you like us to create a support ticket?")
     assert "ärende" not in page.locator("#log").inner_text().lower()
-    contact = card.get_by_label("Your e-mail address or phone number, so we can reach you")
+    contact = card.get_by_label("E-mail or phone, so we can reach you")
     contact.fill("not-an-address@")
     card.get_by_role("button", name="Confirm").click()
     expect(card.get_by_role("alert")).to_have_text(

@@ -501,14 +501,15 @@
       phoneInput.setAttribute("aria-describedby", problem.id);
       phoneBox.append(label, phoneInput, problem);
       card.appendChild(phoneBox);
-      const contactBox = contactField(msg.suggestionId);
-      card.appendChild(contactBox);
+      // A ticket's card asks how we reach the customer.
+      const contactBox = msg.action === "create_ticket" ? contactField(msg.suggestionId) : null;
+      if (contactBox) card.appendChild(contactBox);
       const buttons = el("div", "buttons");
       const confirm = button(T.confirm, "confirm", () => {
         if (card.dataset.state !== "pending") return;
         const frame = { type: "confirm_action", suggestionId: msg.suggestionId };
         if (!phoneBox.hidden) frame.phone = phoneInput.value.trim();
-        if (!contactBox.hidden) frame.contact = contactBox.querySelector("input").value.trim();
+        if (contactBox && !contactBox.hidden) frame.contact = contactBox.querySelector("input").value.trim();
         if (sendFrame(frame)) setCardState(card, { state: "running", message: "" });
       });
       const reject = button(T.reject, "reject", () => {
@@ -546,8 +547,10 @@
     // A finished card says what happened once: its result, not also what would happen.
     card.querySelector(".describe").hidden = final;
     const contactBox = card.querySelector(".contact");
-    contactBox.hidden = !(state === "pending" && card._needsContact);
-    if (state !== "pending") contactBox.querySelector(".problem").textContent = "";
+    if (contactBox) {
+      contactBox.hidden = !(state === "pending" && card._needsContact);
+      if (state !== "pending") contactBox.querySelector(".problem").textContent = "";
+    }
     card.querySelector(".result").textContent = final ? (info.message || T[STATE_LABELS[state]]) : "";
     card.querySelector(".result").hidden = !final;
     card.querySelector(".hint").hidden = state !== "pending";
@@ -596,7 +599,7 @@
 
   function contactProblem(msg) {
     const card = cards.get(msg.suggestionId);
-    if (!card) return false;
+    if (!card || !card.querySelector(".contact")) return false;
     card._needsContact = true;
     setCardState(card, { state: "pending", message: "" });
     card.querySelector(".contact .problem").textContent = msg.message;
