@@ -141,10 +141,10 @@ class SmsMessageAdmin(ArtifactAdmin):
 
 @admin.register(SupportTicket)
 class SupportTicketAdmin(ArtifactAdmin):
-    list_display = ["reference", "subject", "phone", "suggestion", "conversation", "created_at"]
+    list_display = ["reference", "subject", "email", "phone", "timeline", "created_at"]
     list_filter = ["created_at"]
     date_hierarchy = "created_at"
-    search_fields = [*ArtifactAdmin.search_fields, "phone", "phone_e164", "subject"]
+    search_fields = [*ArtifactAdmin.search_fields, "email", "phone", "phone_e164", "subject"]
 
     @admin.display(description="reference", ordering="pk")
     def reference(self, obj: SupportTicket) -> str:

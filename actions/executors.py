@@ -105,16 +105,22 @@ def create_ticket(
     source_text: str = "",
     idempotency_key: str = "",
 ) -> ExecutorOutcome:
-    """Open a support ticket holding the customer's own words (``source_text``)."""
+    """Open a support ticket about what the customer asked (the payload's ``subject``: the
+    question that went unanswered, else their words), holding their own words
+    (``source_text``) and how to reach them (the card's e-mail address or phone number)."""
+    payload = suggestion.payload
     description = source_text
-    subject = " ".join(description.split())[:TICKET_SUBJECT_CHARS] or "Support request from chat"
+    subject = " ".join((payload.get("subject") or description).split())[:TICKET_SUBJECT_CHARS]
+    if payload.get("subject") and payload["subject"] != " ".join(description.split()):
+        description = f"{payload['subject']}\n\n{description}".strip()
     ticket = SupportTicket.objects.create(
         suggestion=suggestion,
         conversation_id=suggestion.conversation_id,
-        subject=subject,
+        subject=subject or "Support request from chat",
         description=description,
-        phone=suggestion.payload.get("phone", ""),
-        phone_e164=suggestion.payload.get("phone_e164", ""),
+        email=payload.get("email", ""),
+        phone=payload.get("phone", ""),
+        phone_e164=payload.get("phone_e164", ""),
         created_at=now,
     )
     return ExecutorOutcome(

@@ -205,6 +205,8 @@ class SupportTicket(models.Model):
     )
     subject = models.CharField(max_length=200)
     description = models.TextField(blank=True)
+    # How to reach the customer: the e-mail address or the phone number typed on the card.
+    email = models.EmailField(max_length=254, blank=True)
     phone = models.CharField(max_length=40, blank=True)
     phone_e164 = models.CharField(max_length=20, blank=True, db_index=True)
     created_at = models.DateTimeField(db_index=True)

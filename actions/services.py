@@ -407,6 +407,20 @@ def _execute(
 
 
 @transaction.atomic
+def suggestion_set_contact(
+    *, suggestion_id: str, conversation_id: uuid.UUID, contact: dict[str, str]
+) -> Suggestion:
+    """Give a pending suggestion the contact the customer typed on its card (``email``, or
+    ``phone`` and ``phone_e164``); only while it is pending, as ``suggestion_set_phone``."""
+    allowed = {key: contact[key] for key in ("email", "phone", "phone_e164") if key in contact}
+    suggestion = _locked(suggestion_id=suggestion_id, conversation_id=conversation_id)
+    if suggestion.status == Suggestion.Status.PENDING:
+        suggestion.payload = {**suggestion.payload, **allowed}
+        suggestion.save(update_fields=["payload"])
+    return suggestion
+
+
+@transaction.atomic
 def suggestion_set_phone(
     *, suggestion_id: str, conversation_id: uuid.UUID, phone: str, phone_e164: str
 ) -> Suggestion:

@@ -62,6 +62,18 @@ class ActionTrigger:
     payload: dict = field(default_factory=dict)
 
 
+_FILLER = re.compile(r"[\W_]+|\b(?:please|tack|snälla|för|for|me|mig|om|about)\b", re.I)
+
+
+def ticket_subject(text: str, *, unanswered: str = "") -> str:
+    """What a ticket asked for in ``text`` is about: the customer's own words, or, when they
+    are no more than the asking ("Create a ticket", "Skapa ett ärende, tack"), the question
+    that went unanswered just before (``unanswered``)."""
+    rest = _FILLER.sub(" ", _TRIGGER_RE.sub(" ", text))
+    subject = text if rest.split() or not unanswered else unanswered
+    return " ".join(subject.split())
+
+
 def detect_action(text: str) -> ActionTrigger | None:
     """The action the message asks for, with its phone number in the payload; else None."""
     match = _TRIGGER_RE.search(text)

@@ -4,13 +4,15 @@ Confirm and reject answer with the service's result and the suggestion's card
 (``chat.action_cards``) in the conversation's language, read back after the write.
 """
 
+from django.core.exceptions import ValidationError
+from django.core.validators import validate_email
 from django.utils import timezone
 
 from actions import selectors as action_reads
 from actions import services as actions
 from actions.services import SuggestionNotFound
 from chat import texts
-from chat.action_cards import PHONE_ACTIONS, card, suggestion_frame
+from chat.action_cards import CONTACT_ACTIONS, PHONE_ACTIONS, card, suggestion_frame
 from chat.asyncdb import off_loop
 from chat.context import ConversationContext
 from chat.selectors import user_message_text
@@ -77,9 +79,44 @@ def _give_phone(*, context: ConversationContext, suggestion_id: str, phone: str)
     )
 
 
-def _confirm(*, context: ConversationContext, suggestion_id: str, phone: str = "") -> dict:
-    """Run the suggestion (a callback or SMS only with a valid number); result and card."""
+def _give_contact(*, context: ConversationContext, suggestion_id: str, contact: str) -> None:
+    """A ticket's way to reach the customer, typed on its card (it may be left empty): an
+    e-mail address or a phone number, validated and stored on the suggestion."""
+    suggestion = action_reads.suggestion_get_for_conversation(
+        suggestion_id=suggestion_id, conversation_id=context.id
+    )
+    if suggestion is None:
+        raise SuggestionNotFound(suggestion_id)
+    if suggestion.action not in CONTACT_ACTIONS or suggestion.status != "pending":
+        return
+    if not contact:
+        return
+    language = context.language
+    if "@" in contact:
+        try:
+            validate_email(contact)
+        except ValidationError:
+            raise PhoneProblem(
+                "invalid_contact", texts.localized(texts.CONTACT_INVALID, language)
+            ) from None
+        fields = {"email": contact}
+    else:
+        match = first_phone(contact)
+        if match is None or match.text.strip() != contact:
+            raise PhoneProblem("invalid_contact", texts.localized(texts.CONTACT_INVALID, language))
+        fields = {"phone": match.text, "phone_e164": match.e164}
+    actions.suggestion_set_contact(
+        suggestion_id=suggestion_id, conversation_id=context.id, contact=fields
+    )
+
+
+def _confirm(
+    *, context: ConversationContext, suggestion_id: str, phone: str = "", contact: str = ""
+) -> dict:
+    """Run the suggestion (a callback or SMS only with a valid number, a ticket only with a
+    way to reach the customer); result and card."""
     _give_phone(context=context, suggestion_id=suggestion_id, phone=phone)
+    _give_contact(context=context, suggestion_id=suggestion_id, contact=contact)
     result = actions.suggestion_confirm(
         suggestion_id=suggestion_id,
         conversation_id=context.id,

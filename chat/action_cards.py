@@ -26,6 +26,7 @@ import datetime as dt
 from chat import texts
 
 PHONE_ACTIONS = frozenset({"schedule_callback", "send_sms"})
+CONTACT_ACTIONS = frozenset({"create_ticket"})  # an e-mail address or a phone number
 
 
 def card_state(suggestion, *, now: dt.datetime) -> str:
@@ -51,7 +52,8 @@ def card(suggestion, *, language: str, now: dt.datetime) -> dict:
         message = template.format(phone=phone, reference=reference)
     else:
         message = texts.localized(texts.ACTION_STATE[state], language)
-    needs_phone = suggestion.action in PHONE_ACTIONS and not suggestion.payload.get("phone_e164")
+    payload = suggestion.payload
+    needs_phone = suggestion.action in PHONE_ACTIONS and not payload.get("phone_e164")
     fields = {
         "state": state,
         "phone": phone,
@@ -59,6 +61,9 @@ def card(suggestion, *, language: str, now: dt.datetime) -> dict:
         "reference": reference,
         "message": message,
     }
+    if suggestion.action in CONTACT_ACTIONS:  # a ticket: how we reach the customer
+        fields["contact"] = payload.get("email") or phone
+        fields["needsContact"] = not fields["contact"]
     if state == "pending":
         # The countdown runs on the browser's clock from this, whatever that clock says.
         left = (suggestion.expires_at - now).total_seconds()

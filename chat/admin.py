@@ -6,6 +6,7 @@ import json
 from urllib.parse import urlencode
 
 from django import forms
+from django.conf import settings
 from django.contrib import admin, messages
 from django.contrib.admin.helpers import ActionForm
 from django.core.exceptions import PermissionDenied
@@ -15,6 +16,7 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils import timezone
 from django.utils.html import format_html, format_html_join
+from django.utils.translation import gettext, gettext_noop
 
 from actions.admin_tools import ReadOnlyAdminMixin, ReadOnlyInline, export_jsonl, timeline_link
 from chat import gaps, handoff, selectors, services, widget
@@ -28,14 +30,23 @@ from chat.models import (
     RejectedAnswer,
 )
 
-# The unsupported-number reasons of grounding, said in plain words for staff.
+# The unsupported-number reasons of grounding (grounding.rule, grounding.verification), said
+# in plain words for staff: each completes "The answer said 777 kr, which ..." (translated).
+_ELSEWHERE = gettext_noop("appears in the KB, but about something else")
 _PLAIN_REASONS = {
-    "not in retrieved snippets": "does not appear in the KB text the agent was shown",
-    "ambiguous form not written the same way in retrieved snippets": (
+    "not in retrieved snippets": gettext_noop("does not appear in the KB text the agent was shown"),
+    "ambiguous form not written the same way in retrieved snippets": gettext_noop(
         "is written differently in the KB text the agent was shown"
     ),
-    "wrong subject": "appears in the KB, but about something else",
-    "supporting line is about something else": "appears in the KB, but about something else",
+    "not in the knowledge base": gettext_noop("does not appear in the KB"),
+    "different kind of number": gettext_noop("appears in the KB only as another kind of number"),
+    "different unit": gettext_noop("appears in the KB only with another unit"),
+    "different period": gettext_noop("appears in the KB only for another period"),
+    "different bound or condition": gettext_noop(
+        "appears in the KB only with another bound or condition"
+    ),
+    "wrong subject": _ELSEWHERE,
+    "supporting line is about something else": _ELSEWHERE,
 }
 
 
@@ -44,19 +55,30 @@ def _pretty(data) -> str:
 
 
 def why_in_plain_words(message: Message) -> str:
-    """Why the customer got no answer, as a sentence staff can act on."""
+    """Why the customer got no answer, as sentences staff can act on (in the admin's language)."""
     if message.status == Message.Status.NO_SUPPORT:
-        return "Nothing in the KB matched the question, so the agent did not answer."
+        return gettext("Nothing in the KB matched the question, so the agent did not answer.")
     parts = []
     for item in message.unsupported:
         reason = item.get("reason", "")
-        said = _PLAIN_REASONS.get(reason, reason or "could not be verified")
+        if reason in _PLAIN_REASONS:
+            said = gettext(_PLAIN_REASONS[reason])
+        else:  # a reason without plain words yet: said as it is
+            said = gettext("could not be verified ({reason})").format(reason=reason or "-")
         where = ", ".join(f"{loc['file']}:{loc['line']}" for loc in item.get("kb_locations", []))
-        parts.append(
-            f"The answer said {item.get('text', '?')}, which {said}"
-            + (f" (it occurs in {where})." if where else " (it occurs nowhere in the KB).")
-        )
-    return " ".join(parts) or f"The answer was withheld: {message.block_reason or 'unverified'}."
+        number = item.get("text", "?")
+        if where:
+            sentence = gettext("The answer said {number}, which {why} (it occurs in {where}).")
+        else:
+            sentence = gettext(
+                "The answer said {number}, which {why} (it occurs nowhere in the KB)."
+            )
+        parts.append(sentence.format(number=number, why=said, where=where))
+    if parts:
+        return " ".join(parts)
+    return gettext("The answer was withheld: {reason}.").format(
+        reason=message.block_reason or gettext("unverified")
+    )
 
 
 def render_citations(citations: list[dict]):
@@ -500,9 +522,13 @@ class RejectedAnswerAdmin(BaseMessageAdmin):
     @admin.display(description="open")
     def links(self, obj) -> str:
         question = obj.reply_to.text if obj.reply_to else ""
+        # Every field of the preview's form, so the link opens with its results.
         query = {"question": question}
         if obj.status == Message.Status.WITHHELD:
             query["answer"] = obj.draft[:4000]
+        query.update(
+            top_k=settings.RETRIEVAL_TOP_K, threshold=settings.RETRIEVAL_RELATIVE_THRESHOLD
+        )
         preview = f"{reverse('retrieval-preview')}?{urlencode(query)}"
         return format_html(
             '{} · <a href="{}">retrieval preview</a>', timeline_link(obj.conversation_id), preview

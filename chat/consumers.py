@@ -8,8 +8,15 @@ run in a ``chat.turns.TurnRunner``; the turn itself is ``chat.pipeline``.
 
 The website widget's socket (``/ws/widget/``, ``widget=True``) is the same
 consumer: it is accepted without a conversation, and its first frame,
-``resume``, presents the conversation token (``chat.widget``). A question and
-its final answer also go to the conversation's other sockets (its tabs).
+``resume``, presents the conversation token (``chat.widget``).
+
+Every tab of a conversation sees the same turn: its question (``user_message``),
+its text as it streams (``stream_sync``: the whole text so far, at most every
+``TAB_SYNC_SECONDS``), its ``stream_end``, ``response`` and card, through the
+conversation's group. A socket that goes away mid-turn (a reload, a drop) does
+not stop the turn: it goes on, its frames to the other tabs, and the
+conversation's next socket on this process adopts it and is sent where it is
+(``chat.turns.TurnRunner.replay``).
 
 Frames that are not JSON text never leave the JSON hooks as exceptions
 (Channels ends the connection on one): ``decode_json`` returns the frame's
@@ -49,6 +56,10 @@ from grounding.broadcast import KB_GROUP
 logger = logging.getLogger(__name__)
 
 
+# The other tabs get a streaming answer's whole text at most this often.
+TAB_SYNC_SECONDS = 0.2
+
+
 def conversation_group(conversation_id) -> str:
     return f"conversation.{conversation_id}"
 
@@ -63,6 +74,9 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
     closing = False
     groups_joined: tuple[str, ...] = ()
     context = None  # the conversation's ConversationContext once known
+    held: list[dict] | None = None  # a turn's frames that wait while its replay is sent
+    ready = False  # the client may be sent an adopted turn's replay
+    parked = False  # this socket went away mid-turn; its turn is parked (_park_turn)
 
     def __init__(
         self, *args, services: ChatServices | None = None, widget: bool = False, **kwargs
@@ -76,6 +90,8 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         self.widget = widget
         # Every frame of a turn goes through the handoff gate (see _agent_frame).
         self.turns = TurnRunner(self._agent_frame, on_person=self._person_found)
+        # messageId -> (its text so far, when the other tabs were last sent it)
+        self.tab_text: dict[str, list] = {}
 
     # -- Channels' hooks -------------------------------------------------------
 
@@ -131,6 +147,9 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         self.slot.on_release(services.metrics.connection_closed)
         if self.person is not None:  # a reload while a person owns the conversation
             await self.send_json({"type": "agent_joined", "name": self.person})
+        elif not self.widget:
+            self.ready = True
+            await self._adopt_turns()
 
     async def receive_json(self, content, **kwargs) -> None:
         """One decoded frame: the command's handler, or one error frame for bad input."""
@@ -163,15 +182,19 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
             await self.send_json(error_frame(ErrorCode.INTERNAL, "Something went wrong."))
 
     async def disconnect(self, code: int) -> None:
-        """Stop the running turn (it is recorded as cancelled) and leave the groups."""
+        """Leave the groups; a running turn goes on for the conversation's other tabs and its
+        next connection (parked), unless the server closed this one."""
         try:
-            await self.turns.stop()
+            context = getattr(self, "context", None)
+            if context is not None and self.turns.running and not self.closing:
+                await self._park_turn()
+            elif not self.parked:
+                await self.turns.stop()
             for group in self.groups_joined:
                 try:
                     await self.channel_layer.group_discard(group, self.channel_name)
                 except Exception:  # the layer is away; its group entries expire
                     logger.warning("Could not leave %s", group, exc_info=True)
-            context = getattr(self, "context", None)
             if context is not None and self.services.live.alone_in(self, context.id):
                 # The customer's last tab here closed: a waiting request's clock runs.
                 await self.services.customer_left(conversation_id=context.id)
@@ -213,6 +236,7 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
             text=command.text,
             message_id=message_id,
             services=self.services.turn,
+            page_language=command.language,
         )
         await self.turns.start(turn)
 
@@ -230,6 +254,9 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         await self.send_json({"type": "resumed", "conversationId": str(context.id)})
         if self.person is not None:
             await self.send_json({"type": "agent_joined", "name": self.person})
+        else:
+            self.ready = True
+            await self._adopt_turns()
 
     async def on_handoff_request(self, command: protocol.RequestHandoff) -> None:
         """Queue the conversation for a person (or, outside opening hours, offer alternatives)."""
@@ -253,7 +280,10 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
     async def on_confirm(self, command: protocol.ConfirmAction) -> None:
         """Run a suggested action, at most once; every tab of the conversation sees it run."""
         outcome = await self._action(
-            self.services.confirm_action, command.suggestion_id, phone=command.phone
+            self.services.confirm_action,
+            command.suggestion_id,
+            phone=command.phone,
+            contact=command.contact,
         )
         result = outcome["result"]
         self.services.metrics.action_confirmed(result)
@@ -383,15 +413,98 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
     async def _agent_frame(self, frame: dict) -> None:
         """Every frame of the agent passes here: none goes out while a person owns the chat.
 
-        A suggestion's card goes to the conversation's other tabs too.
+        The conversation's other tabs follow the turn (``_tabs_follow``).
         """
         if self.person is not None:
             return
-        await self.send_json(frame)
-        if frame["type"] == "action_suggestion":
+        if self.held is not None:  # an adopted turn's replay is being sent
+            self.held.append(frame)
+            return
+        try:
+            await self.send_json(frame)
+        except Exception:  # the socket closed before its disconnect reached the consumer
+            if self.closing:
+                return
+            logger.info("Socket gone mid-turn; the turn goes on for the conversation")
+            await self._park_turn()
+        await self._tabs_follow(frame)
+
+    async def _park_turn(self) -> None:
+        """This socket went away mid-turn: the turn goes on, its frames to the other tabs, and
+        waits for the conversation's next socket here (or an open one adopts it now)."""
+        if self.parked:
+            return
+        self.parked = True
+        if not self.turns.running:  # the frame was of an adopted turn; its tabs follow it
+            return
+        self.turns.detach(self._detached_frame)
+        live = self.services.live
+        live.park(self.context.id, self.turns)
+        for other in live.others_in(self, self.context.id):
+            if await other.adopt_parked():
+                break
+
+    async def adopt_parked(self) -> bool:
+        """Another socket of the conversation parked its turn: this one takes it, if it can."""
+        if not self.ready or self.closing or self.parked or self.person is not None:
+            return False
+        try:
+            await self._adopt_turns()
+        except Exception:  # this socket is going away too; the turn stays with the group
+            logger.debug("Could not adopt a parked turn", exc_info=True)
+            return False
+        return True
+
+    async def _detached_frame(self, frame: dict) -> None:
+        """The frames of a turn whose socket went away: to the conversation's other tabs."""
+        if self.person is None:
+            await self._tabs_follow(frame)
+
+    async def _tabs_follow(self, frame: dict) -> None:
+        """The other tabs get the turn's text so far (at most every ``TAB_SYNC_SECONDS``),
+        its end, its response and its card."""
+        if self.context is None:  # no conversation yet: no other tab
+            return
+        kind = frame["type"]
+        if kind == "stream":
+            message_id = frame["messageId"]
+            entry = self.tab_text.setdefault(message_id, ["", 0.0])
+            entry[0] += frame["delta"]
+            now = time.monotonic()
+            if now - entry[1] >= TAB_SYNC_SECONDS:
+                entry[1] = now
+                sync = {"type": "stream_sync", "messageId": message_id, "text": entry[0]}
+                turn = self.turns.turn
+                if turn is not None and turn.message_id == message_id:
+                    sync["question"] = turn.question  # a tab that came later shows it too
+                await self._tell_other_tabs("tab.frame", sync)
+        elif kind == "action_suggestion":
             await self._tell_other_tabs("action.suggested", frame)
-        elif frame["type"] == "response":
+        elif kind in ("stream_end", "response", "error") and frame.get("messageId"):
+            if kind == "stream_end":
+                self.tab_text.pop(frame["messageId"], None)
             await self._tell_other_tabs("tab.frame", frame)
+
+    async def _adopt_turns(self) -> None:
+        """The turns this conversation's last socket here left running: this socket's now.
+
+        Each one's replay (question, text so far, frames since) goes out first; its frames
+        meanwhile wait (``held``), so nothing comes before the text it follows.
+        """
+        for runner in self.services.live.adopt(self.context.id):
+            self.held = []
+            try:
+                replay = runner.attach(self._agent_frame, on_person=self._person_found)
+                if runner.running and not self.turns.running:
+                    self.turns = runner
+                    if runner.streaming_id is not None:
+                        self.tab_text[runner.streaming_id] = [runner.text, 0.0]
+                for frame in replay:
+                    await self.send_json(frame)
+            finally:
+                held, self.held = self.held, None
+            for frame in held:
+                await self._agent_frame(frame)
 
     async def _person_found(self, name: str) -> None:
         """A turn's beginning found that a person owns the conversation (their join never

@@ -20,6 +20,9 @@ class ConversationContext:
     client_address: str = ""  # chat.edge.client_address of the connection (for quotas)
     language: str = "sv"
     previous_query: str | None = None
+    # The last question the agent could not answer (withheld, no support), until one is
+    # answered: a ticket asked for right after it is about it.
+    unanswered: str = ""
     history: deque = field(default_factory=_history)  # of Exchange, oldest first
     # The conversation's row is in the database (it was read from there, or a turn's beginning
     # wrote it): later beginnings need not create it. Conversations with messages are never
@@ -30,3 +33,4 @@ class ConversationContext:
         """Keep a completed exchange for the LLM and the query for follow-ups."""
         self.history.append(Exchange(question=question, answer=answer))
         self.previous_query = query
+        self.unanswered = ""

@@ -14,7 +14,8 @@ class StreamDelta:
 
 @dataclass(frozen=True, slots=True)
 class StreamEnd:
-    reason: str  # "done" or "cancelled"
+    # "done", "cancelled" (the client's cancel) or "interrupted" (the server stopped it)
+    reason: str
     message_id: str
 
     def frame(self) -> dict:

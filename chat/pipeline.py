@@ -24,7 +24,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import aclosing
 from dataclasses import dataclass, field
 
-from actions.triggers import detect_action
+from actions.triggers import CREATE_TICKET, detect_action, ticket_subject
 from chat import texts
 from chat.citations import with_titles
 from chat.context import ConversationContext
@@ -36,7 +36,7 @@ from grounding.answer_check import unsupported_with_locations
 from grounding.guard import GuardedStream
 from grounding.index import KBIndex
 from grounding.retrieval import RetrievalResult, is_follow_up, retrieve
-from grounding.text import detect_language
+from grounding.text import marked_language
 
 logger = logging.getLogger(__name__)
 Status = Message.Status
@@ -109,13 +109,17 @@ class Turn:
         text: str,
         message_id: str,
         services: TurnServices,
+        page_language: str = "",
     ) -> None:
         self.context = context
         self.question = text
         self.message_id = message_id
         self.services = services
         self.backend = services.backend
-        self.language = context.language if is_follow_up(text) else detect_language(text)
+        # The question's own language; a follow-up, or words that do not say (a button's
+        # "Create a ticket"), take the page's, else the conversation's.
+        said = None if is_follow_up(text) else marked_language(text)
+        self.language = said or page_language or context.language
         context.language = self.language
         self.record = TurnRecord(
             conversation_id=context.id,
@@ -163,6 +167,9 @@ class Turn:
 
     async def _action_turn(self, trigger) -> AsyncIterator[Event]:
         prompt = texts.localized(texts.ACTION_PROMPTS[trigger.action], self.language)
+        payload = dict(trigger.payload)
+        if trigger.action == CREATE_TICKET:
+            payload["subject"] = ticket_subject(self.question, unanswered=self.context.unanswered)
         for word in _WORDS.findall(prompt):
             yield self._delta(word)
         yield StreamEnd("done", self.message_id)
@@ -170,7 +177,7 @@ class Turn:
         suggestion = await self.services.suggest(
             context=self.context,
             action=trigger.action,
-            payload=trigger.payload,
+            payload=payload,
             message_id=self.message_id,
         )
         self.record.suggestion_id = suggestion["suggestionId"]
@@ -183,6 +190,7 @@ class Turn:
         result = retrieve(index, retrieval_query(self.question, previous), previous_query=previous)
         self.record.retrieved = [_snippet_audit(s) for s in result.snippets]
         if not result.snippets:
+            self.context.unanswered = self.question
             text = texts.localized(texts.NO_SUPPORT, self.language)
             yield self._delta(text)
             yield StreamEnd("done", self.message_id)
@@ -253,6 +261,7 @@ class Turn:
             self.context.remember(question=self.question, answer=shown, query=query or result.query)
             numbers = with_titles([link.as_dict() for link in guard.links], index)
             return Response(shown, self.message_id, True, Status.DONE, citations, numbers=numbers)
+        self.context.unanswered = self.question
         unsupported = verdict.unsupported or ([guard.failed] if guard.failed else [])
         self.record.unsupported = unsupported_with_locations(unsupported)
         reason = verdict.reason or "Verification failed: Number mismatch"

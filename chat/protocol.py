@@ -43,6 +43,7 @@ class ErrorCode:
     NOT_FOUND = "not_found"
     PHONE_REQUIRED = "phone_required"
     INVALID_PHONE = "invalid_phone"
+    INVALID_CONTACT = "invalid_contact"
     INTERNAL = "internal_error"
 
 
@@ -67,6 +68,7 @@ def error_frame(code: str, message: str, **fields: Any) -> dict:
 class SendMessage:
     text: str
     id: str | None = None
+    language: str = ""  # the page's language ("sv"/"en"): a question that does not say
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +80,7 @@ class Cancel:
 class ConfirmAction:
     suggestion_id: str
     phone: str = ""  # typed on the card when the suggestion has no number
+    contact: str = ""  # a ticket's e-mail address or phone number, typed on the card
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,6 +146,7 @@ def made_storable(value: str) -> str:
 
 
 MAX_PHONE_CHARS = 40
+MAX_CONTACT_CHARS = 254  # an e-mail address's longest (RFC 5321 path)
 WIDGET_TOKEN = re.compile(r"[A-Za-z0-9_-]{43}")
 LANGUAGES = ("sv", "en")
 FEEDBACK_REASONS = ("wrong", "not_helpful", "no_answer", "other")
@@ -256,7 +260,16 @@ def _parse_message(data: dict, max_text_chars: int) -> SendMessage:
     text = _string(data, "text", max_chars=max_text_chars, **fields)
     if not text.strip():
         raise ProtocolError(ErrorCode.INVALID_MESSAGE, "Field 'text' is blank.", **fields)
-    return SendMessage(text=text, id=message_id)
+    return SendMessage(text=text, id=message_id, language=_language(data, default=""))
+
+
+def _language(data: dict, *, default: str) -> str:
+    language = data.get("language") or default
+    if language and language not in LANGUAGES:
+        raise ProtocolError(
+            ErrorCode.INVALID_MESSAGE, f"Field 'language' must be one of {', '.join(LANGUAGES)}."
+        )
+    return language
 
 
 def _parse_cancel(data: dict, max_text_chars: int) -> Cancel:
@@ -268,7 +281,10 @@ def _parse_confirm(data: dict, max_text_chars: int) -> ConfirmAction:
     phone = _string(
         data, "phone", max_chars=MAX_PHONE_CHARS, required=False, suggestionId=suggestion_id
     )
-    return ConfirmAction(suggestion_id, phone=phone.strip())
+    contact = _string(
+        data, "contact", max_chars=MAX_CONTACT_CHARS, required=False, suggestionId=suggestion_id
+    )
+    return ConfirmAction(suggestion_id, phone=phone.strip(), contact=contact.strip())
 
 
 def _parse_reject(data: dict, max_text_chars: int) -> RejectAction:
@@ -312,12 +328,7 @@ def _parse_resume(data: dict, max_text_chars: int) -> Resume:
             ErrorCode.INVALID_MESSAGE,
             "Field 'token' must be 43 URL-safe base64 characters (32 random bytes).",
         )
-    language = data.get("language") or "sv"
-    if language not in LANGUAGES:
-        raise ProtocolError(
-            ErrorCode.INVALID_MESSAGE, f"Field 'language' must be one of {', '.join(LANGUAGES)}."
-        )
-    return Resume(token=token, language=language)
+    return Resume(token=token, language=_language(data, default="sv"))
 
 
 _PARSERS = {

@@ -73,6 +73,15 @@ def context_of(conversation: Conversation, *, session_key: str) -> ConversationC
     for answer in reversed(answered):
         question = answer.reply_to.text if answer.reply_to else ""
         context.remember(question=question, answer=answer.text, query=question)
+    last = (
+        Message.objects.filter(conversation=conversation, role=Message.Role.ASSISTANT)
+        .select_related("reply_to")
+        .order_by("-created_at", "-id")
+        .first()
+    )
+    unanswerable = (Message.Status.WITHHELD, Message.Status.NO_SUPPORT)
+    if last is not None and last.status in unanswerable and last.reply_to is not None:
+        context.unanswered = last.reply_to.text  # a ticket asked for now is about it
     return context
 
 

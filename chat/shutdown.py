@@ -10,10 +10,18 @@ The same register answers "is this the conversation's only tab here?" at every
 message (``alone_in``), so it keeps the connections per conversation: a pass over
 every connection of the process per message cost a turn more CPU than its
 grounding at 500 clients (docs/performance.md).
+
+It also keeps the turns whose connection went away mid-turn (a reload, a
+dropped socket): ``park`` keeps the turn's runner (``chat.turns.TurnRunner``)
+until the conversation's next connection here ``adopt``s it, or until
+``PARKED_TURN_KEEP_SECONDS`` after the turn ended; a shutdown interrupts them.
 """
 
 import asyncio
 import weakref
+
+# How long a finished turn whose page went away waits for the page to come back.
+PARKED_TURN_KEEP_SECONDS = 60.0
 
 
 class LiveConnections:
@@ -23,6 +31,7 @@ class LiveConnections:
         self.live: weakref.WeakSet = weakref.WeakSet()
         self._in_conversation: dict[object, weakref.WeakSet] = {}
         self._conversation_of: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+        self._parked: dict[object, list] = {}  # conversation id -> runners, oldest first
 
     def register(self, connection) -> None:
         self.live.add(connection)
@@ -42,6 +51,36 @@ class LiveConnections:
         others = self._in_conversation.get(conversation_id, ())
         return all(other is connection for other in others)
 
+    def park(self, conversation_id, runner) -> None:
+        """Keep ``runner`` (its connection went away mid-turn) for the conversation's next one."""
+        self._parked.setdefault(conversation_id, []).append(runner)
+        loop = asyncio.get_running_loop()
+
+        def ended(_task) -> None:
+            loop.call_later(PARKED_TURN_KEEP_SECONDS, self._unpark, conversation_id, runner)
+
+        runner.task.add_done_callback(ended)
+
+    def adopt(self, conversation_id) -> list:
+        """The conversation's parked runners (oldest first), no longer parked."""
+        return self._parked.pop(conversation_id, [])
+
+    def parked(self, conversation_id) -> int:
+        """How many of the conversation's turns wait for a connection here."""
+        return len(self._parked.get(conversation_id, ()))
+
+    def _unpark(self, conversation_id, runner) -> None:
+        runners = self._parked.get(conversation_id)
+        if runners is not None and runner in runners:
+            runners.remove(runner)
+            if not runners:
+                del self._parked[conversation_id]
+
+    def others_in(self, connection, conversation_id) -> list:
+        """The other open connections of this process in ``conversation_id``."""
+        members = self._in_conversation.get(conversation_id, ())
+        return [other for other in members if other is not connection]
+
     def _leave(self, connection) -> None:
         conversation_id = self._conversation_of.pop(connection, None)
         members = self._in_conversation.get(conversation_id)
@@ -55,6 +94,8 @@ class LiveConnections:
         """End every open chat connection (interrupting its turn); how many there were."""
         connections = list(self.live)
         await asyncio.gather(*(c.shut_down() for c in connections), return_exceptions=True)
+        parked = [runner for runners in self._parked.values() for runner in runners]
+        await asyncio.gather(*(r.interrupt() for r in parked), return_exceptions=True)
         # Let the close handshakes finish: each connection leaves the set on disconnect.
         for _ in range(100):
             if not self.live:

@@ -40,6 +40,7 @@ ACTION_STATE = {
 }
 PHONE_REQUIRED = gettext_noop("Please enter the phone number we should use.")
 PHONE_INVALID = gettext_noop("That does not look like a valid phone number.")
+CONTACT_INVALID = gettext_noop("That is neither a valid e-mail address nor a phone number.")
 
 # The page's own strings, by key (templates/chat/index.html, chat/static/chat/chat.js).
 PAGE = {
@@ -79,6 +80,8 @@ PAGE = {
     "lostInterrupted": gettext_noop(
         "The service restarted while this answer was being written, so it was stopped."
     ),
+    "answerInterrupted": gettext_noop("This answer was interrupted before it was finished."),
+    "writing": gettext_noop("Writing the answer…"),
     "askAgain": gettext_noop("Ask again"),
     "answered": gettext_noop("New answer"),
     "withheldTitle": gettext_noop("I could not check this answer against our help articles"),
@@ -139,6 +142,7 @@ PAGE = {
     ),
     "whatHappens": gettext_noop("Nothing happens until you confirm."),
     "phoneLabel": gettext_noop("Your phone number"),
+    "contactLabel": gettext_noop("E-mail or phone, so we can reach you"),
     "confirm": gettext_noop("Confirm"),
     "reject": gettext_noop("No thanks"),
     "expiresIn": gettext_noop("Expires in {seconds} s"),

@@ -10,6 +10,15 @@ The consumer owns one ``TurnRunner`` and calls it; the runner runs each turn
 | ``cancel()``    | stop it, stream_end cancelled      | let it finish (in order)  | nothing |
 | ``stop()``      | stop it silently (client gone)     | stop it silently          | nothing |
 | ``interrupt()`` | stop it (interrupted), stream_end  | stop it (interrupted)     | nothing |
+| ``detach(send)``| goes on; its frames go to ``send`` | goes on, to ``send``      | nothing |
+
+A page that reloads (or a socket that drops) does not stop its turn: the
+consumer detaches the runner (its frames go to the conversation's other tabs,
+``chat.consumers``) and parks it (``chat.shutdown.LiveConnections.park``); the
+conversation's next connection on this process adopts it (``attach``) and gets
+``replay()``: the question, the answer's text so far (``stream_sync``) and the
+turn's frames after its stream. The runner keeps what the replay needs: the
+current turn's streamed text and its frames other than ``stream``.
 
 A turn whose beginning finds that a person owns the conversation yields only
 ``ToPerson``: its frame (handoff_delivered) goes out, then ``on_person`` is told
@@ -47,6 +56,8 @@ class TurnRunner:
         self.turn: Turn | None = None
         self.task: asyncio.Task | None = None
         self.streaming_id: str | None = None  # messageId of the turn whose stream is open
+        self.text = ""  # the current turn's streamed text so far
+        self.frames: list[dict] = []  # the current turn's frames other than stream
 
     @property
     def running(self) -> bool:
@@ -57,6 +68,7 @@ class TurnRunner:
         await self.cancel()
         self.turn = turn
         self.streaming_id = turn.message_id
+        self.text, self.frames = "", []
         self.task = asyncio.create_task(self._run(turn), name=f"turn {turn.message_id}")
 
     async def cancel(self) -> None:
@@ -71,7 +83,7 @@ class TurnRunner:
             return
         await self._stop_task()
         self.streaming_id = None
-        await self.send(StreamEnd("cancelled", message_id).frame())
+        await self._send(StreamEnd("cancelled", message_id).frame())
 
     async def stop(self) -> None:
         """The client went away: stop the turn, nobody to tell."""
@@ -84,7 +96,39 @@ class TurnRunner:
             await self._stop_task()
         if self.streaming_id is not None:
             message_id, self.streaming_id = self.streaming_id, None
-            await self.send(StreamEnd("cancelled", message_id).frame())
+            await self._send(StreamEnd("interrupted", message_id).frame())
+
+    def detach(self, send: Send) -> None:
+        """The connection went away: the turn goes on, its frames to ``send`` from now on."""
+        self.send, self.on_person = send, _nobody
+
+    def attach(self, send: Send, *, on_person: OnPerson = _nobody) -> list[dict]:
+        """A connection adopts the runner: its frames go there; returns ``replay()``."""
+        self.send, self.on_person = send, on_person
+        return self.replay()
+
+    def replay(self) -> list[dict]:
+        """What a page that missed the current turn needs to show it as it is now."""
+        turn = self.turn
+        if turn is None:
+            return []
+        question = {"type": "user_message", "messageId": turn.message_id, "text": turn.question}
+        text = {
+            "type": "stream_sync",
+            "messageId": turn.message_id,
+            "text": self.text,
+            "question": turn.question,
+            "adopted": True,  # this socket's turn now: its Stop stops it
+        }
+        return [question, text, *self.frames]
+
+    async def _send(self, frame: dict) -> None:
+        """Send ``frame``, keeping what a replay needs."""
+        if frame["type"] == "stream":
+            self.text += frame["delta"]
+        else:
+            self.frames.append(frame)
+        await self.send(frame)
 
     async def _stop_task(self) -> None:
         task = self.task
@@ -100,7 +144,7 @@ class TurnRunner:
                     async for event in events:
                         if isinstance(event, StreamEnd | ToPerson):
                             self.streaming_id = None
-                        await self.send(event.frame())
+                        await self._send(event.frame())
                         if isinstance(event, ToPerson):
                             await self.on_person(event.person)
             except asyncio.CancelledError:
@@ -109,7 +153,7 @@ class TurnRunner:
                 logger.exception("Turn %s failed", turn.message_id)
                 if self.streaming_id == turn.message_id:
                     self.streaming_id = None
-                    await self.send(StreamEnd("done", turn.message_id).frame())
-                await self.send(
+                    await self._send(StreamEnd("done", turn.message_id).frame())
+                await self._send(
                     error_frame(ErrorCode.INTERNAL, "The answer failed.", messageId=turn.message_id)
                 )

@@ -33,7 +33,9 @@ def retrieval_preview(request: HttpRequest) -> HttpResponse:
         "top_k": settings.RETRIEVAL_TOP_K,
         "threshold": settings.RETRIEVAL_RELATIVE_THRESHOLD,
     }
-    form = PreviewForm(request.GET or None, initial=initial)
+    # A link may give only the question: the fields it leaves out take their defaults.
+    data = {**initial, **request.GET.dict()} if request.GET else None
+    form = PreviewForm(data, initial=initial)
     check, rows = None, []
     if form.is_valid():
         data = form.cleaned_data

@@ -59,12 +59,18 @@
     animation: "none", "box-shadow": "none", "border-radius": "0", "max-width": "none", "max-height": "none",
     "min-width": "0", "min-height": "0", top: "auto", left: "auto", right: "16px", bottom: "16px", float: "none",
   };
+  // The host page's width decides the layout (the frame's own media queries only see the
+  // frame): a panel with corners and a shadow on a desktop, the full screen on a phone.
   var phone = window.matchMedia("(max-width: 600px)");
   function place() {
     style(RESET);
     if (!open) style({ width: "72px", height: "72px" });
     else if (phone.matches) style({ top: "0", left: "0", right: "0", bottom: "0", width: "100%", height: "100%" });
-    else style({ width: "min(400px, calc(100vw - 32px))", height: "min(640px, calc(100vh - 32px))" });
+    else {
+      style({ width: "min(400px, calc(100vw - 32px))", height: "min(640px, calc(100vh - 32px))" });
+      style({ "border-radius": "12px", "box-shadow": "0 6px 28px rgb(0 0 0 / 28%), 0 0 0 1px rgb(0 0 0 / 12%)" });
+    }
+    send({ type: "layout", layout: phone.matches ? "phone" : "panel" });
   }
   if (phone.addEventListener) phone.addEventListener("change", place);
   place();
@@ -73,7 +79,11 @@
     message.source = SOURCE;
     if (frame.contentWindow) frame.contentWindow.postMessage(message, CONFIG.origin);
   }
-  function hand(value) { given = value; send({ type: "token", token: value, open: open }); }
+  function hand(value) {
+    given = value;
+    send({ type: "layout", layout: phone.matches ? "phone" : "panel" });
+    send({ type: "token", token: value, open: open });
+  }
 
   window.addEventListener("message", function (event) {
     if (event.source !== frame.contentWindow || event.origin !== CONFIG.origin) return;

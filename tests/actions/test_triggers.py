@@ -3,7 +3,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from actions.models import ActionType
-from actions.triggers import ActionTrigger, detect_action
+from actions.triggers import ActionTrigger, detect_action, ticket_subject
 
 PHRASES = {
     "ring mig": "schedule_callback",
@@ -152,3 +152,24 @@ def test_phrase_between_separators_triggers(phrase, before, after, gap):
 def test_text_without_vowels_never_triggers(text):
     """Every phrase has a vowel, so text without vowels yields nothing (and never raises)."""
     assert detect_action(text) is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Create a ticket", "Skapa ett ärende, tack!", "create ticket please", "Öppna en ticket."],
+)
+def test_a_ticket_asked_for_in_so_many_words_is_about_the_unanswered_question(text):
+    """The button's label (or its like) says nothing of its own: the subject is the question
+    the agent could not answer."""
+    subject = ticket_subject(text, unanswered="Can I pay   with a boat?")
+    assert subject == "Can I pay with a boat?"
+
+
+def test_a_ticket_asked_for_with_words_of_its_own_is_about_them():
+    """What the customer typed beside the asking is the subject, whatever went before."""
+    text = "Skapa ärende: fakturan är fel"
+    assert ticket_subject(text, unanswered="Can I pay with a boat?") == text
+
+
+def test_a_ticket_asked_for_with_nothing_unanswered_is_about_what_was_typed():
+    assert ticket_subject("Create a ticket") == "Create a ticket"

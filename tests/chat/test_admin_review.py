@@ -119,7 +119,8 @@ def test_queue_period_and_reason_filters(admin_client, queue, query, names):
 
 def test_queue_says_why_in_plain_words_and_links_preview_and_timeline(admin_client, queue):
     """The list shows the failing number and why, a timeline link and the retrieval preview."""
-    body = admin_client.get(reverse(QUEUE) + "?period=yesterday").content.decode()
+    url = reverse(QUEUE) + "?period=yesterday"
+    body = admin_client.get(url, HTTP_ACCEPT_LANGUAGE="en").content.decode()
     assert (
         "The answer said 777 kr, which does not appear in the KB text the agent was shown" in body
     )
@@ -242,7 +243,8 @@ def test_timeline_shows_each_turn_with_citations_actions_feedback_and_review(
     services.answers_mark_reviewed(
         message_pks=[queue["y-noon"].pk], reviewer=admin_user, note="Lägg till basic-priset"
     )
-    body = admin_client.get(reverse("admin:chat_timeline", args=[conversation.pk])).content.decode()
+    timeline = reverse("admin:chat_timeline", args=[conversation.pk])
+    body = admin_client.get(timeline, HTTP_ACCEPT_LANGUAGE="en").content.decode()
     assert_in_order(
         body,
         "Vad kostar premium?",  # a week ago
@@ -357,3 +359,77 @@ def test_timeline_and_handoff_admin_show_the_handoff(admin_client, admin_user, q
     timeline = reverse("admin:chat_timeline", args=[conversation.pk])
     for route in ("admin:chat_handoff_changelist", "admin:chat_handoffevent_changelist"):
         assert timeline in admin_client.get(reverse(route)).content.decode()
+
+
+@pytest.mark.parametrize(
+    ("reason", "language", "sentence"),
+    [
+        (
+            "not in the knowledge base",
+            "en",
+            "The answer said 777 kr, which does not appear in the KB "
+            "(it occurs nowhere in the KB).",
+        ),
+        (
+            "not in the knowledge base",
+            "sv",
+            "Svaret angav 777 kr, som inte finns i kunskapsbasen "
+            "(det förekommer ingenstans i kunskapsbasen).",
+        ),
+        (
+            "different unit",
+            "en",
+            "The answer said 777 kr, which appears in the KB only with another unit "
+            "(it occurs nowhere in the KB).",
+        ),
+        (
+            "not in retrieved snippets",
+            "sv",
+            "Svaret angav 777 kr, som inte finns i den text ur kunskapsbasen som agenten fick se "
+            "(det förekommer ingenstans i kunskapsbasen).",
+        ),
+    ],
+)
+def test_every_reason_is_a_sentence_in_english_and_swedish(reason, language, sentence):
+    """The guard's reasons completed as sentences, in the admin's language."""
+    from django.utils import translation
+
+    from chat.admin import why_in_plain_words
+
+    unsupported = [{**WITHHELD["unsupported"][0], "reason": reason}]
+    message = Message(status="withheld", unsupported=unsupported)
+    with translation.override(language):
+        assert why_in_plain_words(message) == sentence
+
+
+def test_every_reason_of_the_guard_has_plain_words():
+    """No reason the number rule gives is shown raw ("..., which not in the knowledge base")."""
+    from chat.admin import _PLAIN_REASONS
+    from grounding import rule
+
+    reasons = {v for k, v in vars(rule).items() if k.endswith("_MISMATCH") or k == "NOT_IN_KB"}
+    assert reasons and reasons <= set(_PLAIN_REASONS)
+
+
+def test_the_queues_retrieval_preview_link_opens_with_its_results(admin_client, queue):
+    """The preview link of a withheld answer opens the preview filled in, with no field
+    missing: the retrieved chunks and the verdict, not "This field is required"."""
+    import html
+    import re
+
+    body = admin_client.get(reverse(QUEUE) + "?period=yesterday").content.decode()
+    links = re.findall(r'href="([^"]*retrieval-preview/[?]question=[^"]*)"', body)
+    assert links
+    page = admin_client.get(html.unescape(links[0]))
+    text = page.content.decode()
+    assert page.status_code == 200 and page.context["form"].is_valid(), page.context["form"].errors
+    assert "This field is required" not in text and "Detta fält måste fyllas i" not in text
+    assert page.context["check"] is not None
+
+
+def test_the_retrieval_preview_with_only_a_question_uses_the_defaults(admin_client, settings):
+    """A link that gives only the question (an older one) still opens with results."""
+    page = admin_client.get(reverse("retrieval-preview") + "?question=Vad+kostar+premium%3F")
+    form = page.context["form"]
+    assert form.is_valid(), form.errors
+    assert form.cleaned_data["top_k"] == settings.RETRIEVAL_TOP_K

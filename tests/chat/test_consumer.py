@@ -2,6 +2,7 @@
 
 import asyncio
 import dataclasses
+import itertools
 import json
 
 import pytest
@@ -153,17 +154,108 @@ async def test_new_message_during_stream_cancels_the_old_one_first(settings):
     await ws.disconnect()
 
 
-async def test_disconnect_stops_the_stream_task(settings):
-    """A disconnect mid-stream leaves no turn task running and records the turn."""
-    settings.LLM_TOKEN_DELAY_MS = "40"
+async def test_a_disconnect_mid_stream_lets_the_turn_finish_and_records_it_done(settings):
+    """A reload is not a stop: the turn whose socket went away runs on and is recorded done."""
+    settings.LLM_TOKEN_DELAY_MS = "20"
     ws = await open_socket()
     await _first_stream(ws, "Vad kostar premium?", "m1")
     await ws.disconnect()
-    await asyncio.sleep(0.05)
-    running = [t for t in asyncio.all_tasks() if t.get_name() == "turn m1" and not t.done()]
-    assert running == []
+    for _ in range(200):
+        if not [t for t in asyncio.all_tasks() if t.get_name() == "turn m1" and not t.done()]:
+            break
+        await asyncio.sleep(0.05)
     await audit.drain()
-    assert await _statuses() == {"m1": "cancelled"}
+    assert await _statuses() == {"m1": "done"}
+
+
+async def _reconnected_frames(ws) -> list[dict]:
+    """A socket's frames up to the response (stream_sync and stream frames included)."""
+    frames = []
+    while not frames or frames[-1]["type"] != "response":
+        frames.append(await ws.receive_json_from(timeout=10))
+    return frames
+
+
+async def test_the_next_socket_gets_the_question_the_text_so_far_and_the_rest(settings):
+    """A reload mid-stream: the new socket of the session is sent the question, the answer's
+    text so far in one stream_sync, then the rest of the stream, its end and the response."""
+    settings.LLM_TOKEN_DELAY_MS = "30"
+    session = await _new_session()
+    cookie = [(b"cookie", f"sessionid={session}".encode())]
+    first = await open_socket(headers=cookie)
+    seen = (await _first_stream(first, "Vad kostar premium?", "m1"))["delta"]
+    await first.disconnect()
+    second = await open_socket(headers=cookie)
+    frames = await _reconnected_frames(second)
+    assert frames[0] == {"type": "user_message", "messageId": "m1", "text": "Vad kostar premium?"}
+    assert frames[1]["type"] == "stream_sync" and frames[1]["text"].startswith(seen)
+    rest = "".join(f["delta"] for f in frames if f["type"] == "stream")
+    response = frames[-1]
+    assert response["grounded"] is True and frames[1]["text"] + rest == response["text"]
+    assert {"type": "stream_end", "reason": "done", "messageId": "m1"} in frames
+    assert "cancelled" not in [f.get("reason") for f in frames]
+    await second.disconnect()
+
+
+async def test_a_turn_that_ended_while_its_page_was_away_is_replayed_whole(settings):
+    """The turn finished before the page came back: the next socket still gets its end and
+    response (the turn's runner is parked for the conversation)."""
+    settings.LLM_TOKEN_DELAY_MS = "5"
+    session = await _new_session()
+    cookie = [(b"cookie", f"sessionid={session}".encode())]
+    first = await open_socket(headers=cookie)
+    await _first_stream(first, "Vad kostar premium?", "m1")
+    await first.disconnect()
+    for _ in range(200):
+        if not [t for t in asyncio.all_tasks() if t.get_name() == "turn m1" and not t.done()]:
+            break
+        await asyncio.sleep(0.05)
+    second = await open_socket(headers=cookie)
+    frames = await _reconnected_frames(second)
+    assert [f["type"] for f in frames] == ["user_message", "stream_sync", "stream_end", "response"]
+    assert frames[1]["text"] == frames[-1]["text"] and frames[-1]["grounded"] is True
+    await second.disconnect()
+
+
+async def test_a_second_tab_follows_the_streaming_answer_and_its_end(settings):
+    """Tab B sees tab A's question, the answer's text while it streams (stream_sync, growing),
+    its stream_end and the response."""
+    settings.LLM_TOKEN_DELAY_MS = "30"
+    session = await _new_session()
+    cookie = [(b"cookie", f"sessionid={session}".encode())]
+    tab_a = await open_socket(headers=cookie)
+    await run_turn(tab_a, "Hej", message_id="m0")  # the conversation exists for both tabs
+    await audit.drain()
+    tab_b = await open_socket(headers=cookie)
+    mine = await run_turn(tab_a, "Vad kostar premium?", message_id="m1")
+    theirs = await _reconnected_frames(tab_b)
+    assert theirs[0]["type"] == "user_message"
+    syncs = [f["text"] for f in theirs if f["type"] == "stream_sync"]
+    assert syncs and syncs[0] and all(b.startswith(a) for a, b in itertools.pairwise(syncs))
+    assert mine[-1]["text"].startswith(syncs[-1])
+    assert theirs[-2:] == mine[-2:]
+    assert theirs[-2] == {"type": "stream_end", "reason": "done", "messageId": "m1"}
+    await tab_a.disconnect()
+    await tab_b.disconnect()
+
+
+async def test_a_stop_in_one_tab_reaches_the_other(settings):
+    """Tab A's Stop: tab B gets stream_end{cancelled} for the answer it was following."""
+    settings.LLM_TOKEN_DELAY_MS = "40"
+    session = await _new_session()
+    cookie = [(b"cookie", f"sessionid={session}".encode())]
+    tab_a = await open_socket(headers=cookie)
+    await run_turn(tab_a, "Hej", message_id="m0")
+    await audit.drain()
+    tab_b = await open_socket(headers=cookie)
+    await _first_stream(tab_a, "Vad kostar premium?", "m1")
+    await tab_a.send_json_to({"type": "cancel"})
+    await _until_stream_end(tab_a)
+    while (frame := await tab_b.receive_json_from(timeout=5))["type"] != "stream_end":
+        assert frame["type"] in ("user_message", "stream_sync")
+    assert frame == {"type": "stream_end", "reason": "cancelled", "messageId": "m1"}
+    await tab_a.disconnect()
+    await tab_b.disconnect()
 
 
 BAD_FRAMES = [
@@ -385,10 +477,15 @@ async def test_rejection_and_new_cards_reach_every_tab_of_the_conversation():
     sid = (await run_turn(first, "Ring mig på 070-123 45 67"))[-1]["suggestionId"]
     await audit.drain()
     second = await open_socket(headers=cookie)  # the conversation exists: it joins its group
-    # The question, the answer and the new suggestion's card reach the other tab as well.
+    # The question, the streamed text, its end, the answer and the new suggestion's card
+    # reach the other tab as well.
     frames = await run_turn(first, "Skapa ett ärende", message_id="m2")
-    question, answer, mirrored = [await second.receive_json_from(timeout=5) for _ in range(3)]
+    question, sync, end, answer, mirrored = [
+        await second.receive_json_from(timeout=5) for _ in range(5)
+    ]
     assert question == {"type": "user_message", "messageId": "m2", "text": "Skapa ett ärende"}
+    assert sync["type"] == "stream_sync" and answer["text"].startswith(sync["text"])
+    assert end == {"type": "stream_end", "reason": "done", "messageId": "m2"}
     assert answer == frames[-2] and answer["type"] == "response"
     assert mirrored == frames[-1] and mirrored["card"]["state"] == "pending"
     await first.send_json_to({"type": "reject_action", "suggestionId": sid})
@@ -410,7 +507,10 @@ async def test_two_tabs_opened_before_the_first_message_share_its_conversation()
     second = await open_socket(headers=cookie)
     frames = await run_turn(second, "Vad kostar premium?", message_id="q1")
     assert (await first.receive_json_from(timeout=5))["type"] == "user_message"
-    assert await first.receive_json_from(timeout=5) == frames[-1]
+    followed = [await first.receive_json_from(timeout=5)]
+    while followed[-1]["type"] != "response":
+        followed.append(await first.receive_json_from(timeout=5))
+    assert followed[-1] == frames[-1] and followed[-2] == frames[-2]
     await audit.drain()
     assert await _count(Conversation) == 1
     await first.disconnect()
@@ -623,3 +723,75 @@ async def test_a_ticket_confirmed_in_the_chat_holds_the_message_that_asked_for_i
     ticket = await sync_to_async(SupportTicket.objects.get)()
     assert ticket.description == text
     await ws.disconnect()
+
+
+async def test_a_ticket_on_the_english_page_is_english_and_about_the_unanswered_question():
+    """English page: "Create a ticket" (the button) after an unanswered question gets the
+    English prompt and card, an English result, and a ticket whose subject is the question,
+    with the conversation and the e-mail address typed on the card."""
+    from asgiref.sync import sync_to_async
+
+    from actions.models import SupportTicket
+
+    ws = await open_socket()
+    question = "hallucinate: What does the premium plan cost?"  # the mock LLM invents a price
+    await ws.send_json_to({"type": "message", "id": "q1", "text": question, "language": "en"})
+    while (answer := await ws.receive_json_from(timeout=5))["type"] != "response":
+        pass
+    assert answer["status"] in ("no_support", "withheld")
+    await ws.send_json_to(
+        {"type": "message", "id": "q2", "text": "Create a ticket"} | {"language": "en"}
+    )
+    frames = []
+    while not frames or frames[-1]["type"] != "action_suggestion":
+        frames.append(await ws.receive_json_from(timeout=5))
+    assert (
+        frames[-2]["text"] == "Would you like us to create a support ticket? Please confirm below."
+    )
+    card = frames[-1]
+    assert card["payload"]["subject"] == question and card["card"]["needsContact"] is True
+    await audit.drain()
+    sid = card["suggestionId"]
+    await ws.send_json_to({"type": "confirm_action", "suggestionId": sid, "contact": "anna@"})
+    problem = await ws.receive_json_from(timeout=5)
+    assert problem["code"] == "invalid_contact" and problem["message"].startswith("That is")
+    contact = "anna@example.com"
+    await ws.send_json_to({"type": "confirm_action", "suggestionId": sid, "contact": contact})
+    done = await ws.receive_json_from(timeout=5)
+    assert done["result"]["success"] is True
+    ticket = await sync_to_async(SupportTicket.objects.get)()
+    assert done["card"]["message"] == f"Ticket {ticket.reference} created."
+    assert ticket.subject == question and ticket.email == contact
+    assert done["card"]["contact"] == contact and done["card"]["needsContact"] is False
+    asked = await sync_to_async(lambda: ticket.conversation.messages.filter(role="user").count())()
+    assert asked == 2  # the ticket is linked to the conversation that asked for it
+    await ws.disconnect()
+
+
+async def test_a_swedish_question_on_the_english_page_is_answered_in_swedish():
+    """The page's language is for words that do not say: a Swedish question stays Swedish."""
+    ws = await open_socket()
+    text = "Skapa ett ärende om fakturan"
+    await ws.send_json_to({"type": "message", "id": "q1", "text": text, "language": "en"})
+    while (frame := await ws.receive_json_from(timeout=5))["type"] != "response":
+        pass
+    assert frame["language"] == "sv" and frame["text"].startswith("Vill du")
+    await ws.disconnect()
+
+
+async def test_a_ticket_asked_for_after_a_reload_is_still_about_the_unanswered_question():
+    """The unanswered question survives a reload: the conversation's last answer says it."""
+    session = await _new_session()
+    cookie = [(b"cookie", f"sessionid={session}".encode())]
+    first = await open_socket(headers=cookie)
+    question = "hallucinate: What does the premium plan cost?"
+    await first.send_json_to({"type": "message", "id": "q1", "text": question, "language": "en"})
+    while (await first.receive_json_from(timeout=5))["type"] != "response":
+        pass
+    await first.disconnect()
+    await audit.drain()
+    second = await open_socket(headers=cookie)
+    frames = await run_turn(second, "Create a ticket", message_id="q2")
+    assert frames[-1]["type"] == "action_suggestion"
+    assert frames[-1]["payload"]["subject"] == question
+    await second.disconnect()

@@ -10,7 +10,7 @@ from tests.live import daphne_server, prepare_database, product_env
 
 
 def test_sigterm_ends_the_stream_and_records_the_turn_as_interrupted(tmp_path):
-    """Mid-stream SIGTERM: stream_end{cancelled}, a server_shutdown error, close 1001, audit row."""
+    """Mid-stream SIGTERM: stream_end{interrupted}, server_shutdown, close 1001, audit row."""
     db = tmp_path / "db.sqlite3"
     env = product_env(DATABASE_URL=f"sqlite:///{db}", LLM_TOKEN_DELAY_MS="300")
     prepare_database(env)
@@ -28,7 +28,7 @@ def test_sigterm_ends_the_stream_and_records_the_turn_as_interrupted(tmp_path):
         proc.wait(timeout=15)
     kinds = [f["type"] for f in frames]
     assert "response" not in kinds
-    assert {"type": "stream_end", "reason": "cancelled", "messageId": "m1"} in frames
+    assert {"type": "stream_end", "reason": "interrupted", "messageId": "m1"} in frames
     assert frames[-1]["type"] == "error" and frames[-1]["code"] == "server_shutdown"
     assert close_code == 1001
     with sqlite3.connect(db) as connection:

@@ -129,11 +129,41 @@ async def test_stop_ends_the_turn_without_a_frame():
 
 
 async def test_interrupt_marks_the_turn_and_closes_its_stream():
-    """Shutdown: the turn knows it was interrupted; the client gets stream_end{cancelled}."""
+    """Shutdown: the turn knows it was interrupted; the client gets stream_end{interrupted}."""
     client, runner, turn = await streaming()
     await runner.interrupt()
     assert turn.interrupted and turn.closed
-    assert client.frames[-1] == {"type": "stream_end", "reason": "cancelled", "messageId": "m1"}
+    assert client.frames[-1] == {"type": "stream_end", "reason": "interrupted", "messageId": "m1"}
+
+
+async def test_a_detached_turn_goes_on_and_its_frames_go_to_the_new_send():
+    """detach: the turn is not stopped; every frame after it goes to the new ``send``."""
+    client, runner, turn = await streaming()
+    elsewhere = Client()
+    runner.detach(elsewhere.send)
+    await runner.task
+    assert not turn.interrupted and elsewhere.kinds()[-2:] == ["stream_end", "response"]
+    assert "stream_end" not in client.kinds()
+
+
+async def test_attach_replays_the_question_the_text_so_far_and_the_frames_after_it():
+    """attach: the new connection gets the question, one stream_sync with every delta sent so
+    far (to whichever send), then the turn's later frames; then the turn's own frames."""
+    _client, runner, turn = await streaming()
+    turn.question = "Vad kostar premium?"
+    runner.detach(Client().send)
+    await asyncio.sleep(0.05)
+    adopter = Client()
+    replay = runner.attach(adopter.send)
+    assert replay[0] == {"type": "user_message", "messageId": "m1", "text": "Vad kostar premium?"}
+    sync = replay[1]
+    assert sync["type"] == "stream_sync" and sync["adopted"] is True
+    assert sync["text"] == "a" * len(sync["text"]) and len(sync["text"]) >= 2
+    await runner.task
+    streamed = "".join(f["delta"] for f in adopter.frames if f["type"] == "stream")
+    assert sync["text"] + streamed == "a" * 50
+    assert adopter.kinds()[-2:] == ["stream_end", "response"]
+    assert [f["type"] for f in runner.replay()][-2:] == ["stream_end", "response"]
 
 
 async def test_a_failing_turn_closes_its_stream_and_reports_an_error():

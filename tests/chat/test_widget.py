@@ -100,8 +100,9 @@ async def test_two_tabs_with_one_token_before_the_first_message_share_everything
     first, second = await widget_socket(token), await widget_socket(token)
     assert (await first.receive_json_from(timeout=5)) == (await second.receive_json_from(timeout=5))
     frames = await run_turn(first, "Ring mig på 070-123 45 67", message_id="q1")
-    shown = [await second.receive_json_from(timeout=5) for _ in range(3)]
-    assert [f["type"] for f in shown] == ["user_message", "response", "action_suggestion"]
+    shown = [await second.receive_json_from(timeout=5) for _ in range(5)]
+    kinds = ["user_message", "stream_sync", "stream_end", "response", "action_suggestion"]
+    assert [f["type"] for f in shown] == kinds
     await second.send_json_to({"type": "reject_action", "suggestionId": frames[-1]["suggestionId"]})
     assert (await second.receive_json_from(timeout=5))["type"] == "action_rejected"
     assert (await first.receive_json_from(timeout=5))["card"]["state"] == "rejected"

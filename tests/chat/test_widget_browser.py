@@ -305,6 +305,36 @@ def test_axe_finds_nothing_in_the_open_widget(context_factory, sites, viewport):
     assert violations == [], violations
 
 
+@VIEWPORTS
+def test_the_widget_is_a_panel_on_a_desktop_and_the_full_screen_on_a_phone(
+    context_factory, sites, viewport
+):
+    """1280x800 on a white page: the open widget has a shadow and a border with rounded
+    corners, so it does not melt into the page; 390x844: it fills the screen, square."""
+    _, allowed, _ = sites
+    page = context_factory(viewport=viewport).new_page()
+    open_widget(page, allowed.url + "/")
+    frame = page.locator("iframe[title='Kundtjänstchatt']")
+    box = frame.bounding_box()
+    shadow = frame.evaluate("f => getComputedStyle(f).boxShadow")
+    inside = frame_of(page).evaluate(
+        """() => { const s = getComputedStyle(document.getElementById('app'));
+                   return [document.documentElement.dataset.layout, s.borderTopWidth,
+                           s.borderTopStyle, s.borderTopLeftRadius]; }"""
+    )
+    if viewport == PHONE:
+        assert (box["x"], box["y"], box["width"], box["height"]) == (0, 0, 390, 844)
+        assert shadow == "none" and inside == ["phone", "0px", "none", "0px"]
+    else:
+        assert page.evaluate("getComputedStyle(document.body).backgroundColor") in (
+            "rgba(0, 0, 0, 0)",
+            "rgb(255, 255, 255)",
+        )
+        assert box["width"] <= 400 and box["height"] <= 640
+        assert shadow != "none" and "rgba(0, 0, 0" in shadow
+        assert inside == ["panel", "1px", "solid", "12px"]
+
+
 def test_an_english_page_gets_the_english_widget_and_escape_closes_it(context_factory, sites):
     _, allowed, _ = sites
     page = context_factory(locale="sv-SE").new_page()

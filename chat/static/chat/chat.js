@@ -23,6 +23,8 @@
   const superseded = new Set(); // answers interrupted by a newer message
   const stopRequested = new Set(); // answers the reader stopped
   const unresolved = new Set(); // answers cut off by the connection: the recorded turn tells
+  const following = new Set(); // answers of another tab, followed here (stream_sync)
+  const resuming = new Map(); // messageId -> checks left: in progress at load, no frame yet
   let ws = null, attempt = 0, reconnectTimer = null, streamingId = null, counter = 0;
   let stick = true; // follow new text while the reader is at the bottom
   let everOpen = false;
@@ -135,7 +137,8 @@
   function deliver(item) {
     if (ws && ws.readyState === WebSocket.OPEN) {
       if (streamingId) superseded.add(streamingId);
-      ws.send(JSON.stringify({ type: "message", id: item.id, text: item.text }));
+      // The page's language: a question whose words do not say is answered in it.
+      ws.send(JSON.stringify({ type: "message", id: item.id, text: item.text, language: CONFIG.language }));
       awaiting.set(item.id, item.text);
       setDelivery(item.id, "sent");
       return true;
@@ -493,13 +496,68 @@
     follow();
   }
 
-  function markStopped(bubble, messageId, status, fromHistory) {
+  // -- a turn in flight across a reload and across tabs ------------------------------
+  // An answer in progress at load is shown as being written: the server sends it on
+  // (stream_sync with the text so far, then the rest). Were it never to come (its server
+  // went away), the recorded turn is asked again and, still unfinished, it shows as
+  // interrupted with a retry: never an empty bubble.
+  const RESUME_CHECK_MS = 4000, RESUME_CHECKS = 3;
+  function resumeBubble(m) {
+    const bubble = assistantBubble(m.messageId);
+    bubble.classList.add("streaming");
+    bubble.dataset.status = "in_progress";
+    bubble._raw = m.text || "";
+    if (bubble._raw) renderMarkdown(bubble.querySelector(".text"), bubble._raw);
+    else bubble.querySelector(".text").textContent = T.writing;
+    resuming.set(m.messageId, RESUME_CHECKS);
+  }
+
+  function resumed(messageId) { resuming.delete(messageId); }
+
+  function checkResuming() {
+    if (!resuming.size) return;
+    window.setTimeout(async () => {
+      if (!resuming.size) return;
+      const data = await fetchHistory();
+      const answers = new Map();
+      for (const m of (data && data.messages) || []) if (m.role === "assistant") answers.set(m.messageId, m);
+      for (const [id, left] of Array.from(resuming.entries())) {
+        const answer = answers.get(id);
+        if (answer && answer.status !== "in_progress") { resuming.delete(id); reconcileAnswer(answer); continue; }
+        if (left > 1) { resuming.set(id, left - 1); continue; }
+        resuming.delete(id);
+        const bubble = assistantBubble(id);
+        bubble.classList.remove("streaming");
+        if (!bubble._raw) bubble.querySelector(".text").textContent = "";
+        markStopped(bubble, id, "interrupted", "reconnect", "answerInterrupted");
+      }
+      checkResuming();
+    }, RESUME_CHECK_MS);
+  }
+
+  // The text of an answer so far: a reloaded page's turn (adopted: this page's Stop stops
+  // it), or another tab's. It replaces what is shown only when it says more.
+  function streamSync(msg) {
+    resumed(msg.messageId);
+    awaiting.delete(msg.messageId);
+    if (msg.question && !users.has(msg.messageId)) addUser(msg.question, msg.messageId);
+    const bubble = assistantBubble(msg.messageId);
+    if (bubble.dataset.status && bubble.dataset.status !== "in_progress") return; // ended
+    bubble.classList.add("streaming");
+    if (msg.adopted) { following.delete(msg.messageId); setStreaming(msg.messageId); }
+    else if (streamingId !== msg.messageId) following.add(msg.messageId);
+    if (msg.text.length >= bubble._raw.length) bubble._raw = msg.text;
+    if (bubble._raw) scheduleRender(bubble);
+    else bubble.querySelector(".text").textContent = T.writing;
+  }
+
+  function markStopped(bubble, messageId, status, fromHistory, noteKey) {
     bubble.classList.add("cancelled");
     bubble.dataset.status = superseded.has(messageId) ? "interrupted" : status;
     clearExtras(bubble);
     if (superseded.has(messageId)) { bubble.appendChild(el("span", "mark", T.interrupted)); return; }
-    if (status === "lost" || (fromHistory === "reconnect")) {
-      const note = el("span", "lost", status === "interrupted" ? T.lostInterrupted : T.lostCancelled);
+    if (status === "lost" || status === "interrupted" || fromHistory === "reconnect") {
+      const note = el("span", "lost", T[noteKey || (status === "interrupted" ? "lostInterrupted" : "lostCancelled")]);
       const question = users.get(messageId);
       if (question) {
         note.appendChild(button(T.askAgain, "", () => submit(question.querySelector(".body").textContent)));
@@ -547,11 +605,15 @@
       phoneInput.setAttribute("aria-describedby", problem.id);
       phoneBox.append(label, phoneInput, problem);
       card.appendChild(phoneBox);
+      // A ticket's card asks how we reach the customer.
+      const contactBox = msg.action === "create_ticket" ? contactField(msg.suggestionId) : null;
+      if (contactBox) card.appendChild(contactBox);
       const buttons = el("div", "buttons");
       const confirm = button(T.confirm, "confirm", () => {
         if (card.dataset.state !== "pending") return;
         const frame = { type: "confirm_action", suggestionId: msg.suggestionId };
         if (!phoneBox.hidden) frame.phone = phoneInput.value.trim();
+        if (contactBox && !contactBox.hidden) frame.contact = contactBox.querySelector("input").value.trim();
         if (sendFrame(frame)) setCardState(card, { state: "running", message: "" });
       });
       const reject = button(T.reject, "reject", () => {
@@ -571,6 +633,7 @@
     if (typeof state.secondsLeft === "number") card._expiresAt = Date.now() + state.secondsLeft * 1000;
     card._phone = state.phone || (msg.payload || {}).phone || "";
     card._needsPhone = !!state.needsPhone;
+    card._needsContact = !!state.needsContact;
     setCardState(card, state);
     follow();
   }
@@ -581,9 +644,17 @@
     card.dataset.state = state;
     if (info.phone) card._phone = info.phone;
     if (info.needsPhone !== undefined) card._needsPhone = !!info.needsPhone;
+    if (info.needsContact !== undefined) card._needsContact = !!info.needsContact;
     card.querySelector(".badge").textContent = T[STATE_LABELS[state]];
     card.querySelector(".describe").textContent = describe(card._action, card._phone);
     const final = state !== "pending" && state !== "running";
+    // A finished card says what happened once: its result, not also what would happen.
+    card.querySelector(".describe").hidden = final;
+    const contactBox = card.querySelector(".contact");
+    if (contactBox) {
+      contactBox.hidden = !(state === "pending" && card._needsContact);
+      if (state !== "pending") contactBox.querySelector(".problem").textContent = "";
+    }
     card.querySelector(".result").textContent = final ? (info.message || T[STATE_LABELS[state]]) : "";
     card.querySelector(".result").hidden = !final;
     card.querySelector(".hint").hidden = state !== "pending";
@@ -613,6 +684,33 @@
     announce(card.querySelector(".name").textContent + ": " + card.querySelector(".result").textContent);
   }
 
+  // A ticket's way to reach the customer: an e-mail address or a phone number.
+  function contactField(suggestionId) {
+    const box = el("div", "contact");
+    const id = "contact-" + suggestionId;
+    const label = el("label", "", T.contactLabel);
+    label.htmlFor = id;
+    const field = el("input");
+    field.id = id; field.type = "text"; field.autocomplete = "email"; field.maxLength = 254;
+    const problem = el("span", "problem");
+    problem.id = id + "-problem";
+    problem.setAttribute("role", "alert");
+    field.setAttribute("aria-describedby", problem.id);
+    box.append(label, field, problem);
+    box.hidden = true;
+    return box;
+  }
+
+  function contactProblem(msg) {
+    const card = cards.get(msg.suggestionId);
+    if (!card || !card.querySelector(".contact")) return false;
+    card._needsContact = true;
+    setCardState(card, { state: "pending", message: "" });
+    card.querySelector(".contact .problem").textContent = msg.message;
+    card.querySelector(".contact input").focus();
+    return true;
+  }
+
   function phoneProblem(msg) {
     const card = cards.get(msg.suggestionId);
     if (!card) return false;
@@ -627,6 +725,7 @@
   const ERROR_TEXT = { rate_limited: "errorRateLimited", too_large: "errorTooLarge" };
   const handlers = {
     stream(msg) {
+      resumed(msg.messageId);
       awaiting.delete(msg.messageId);
       const bubble = assistantBubble(msg.messageId);
       bubble.classList.add("streaming");
@@ -639,8 +738,13 @@
       const bubble = assistantBubble(msg.messageId);
       bubble.classList.remove("streaming");
       renderMarkdown(bubble.querySelector(".text"), bubble._raw);
-      if (msg.reason === "cancelled") {
-        if (superseded.has(msg.messageId) || stopRequested.has(msg.messageId)) {
+      resumed(msg.messageId);
+      if (msg.reason === "interrupted") {
+        markStopped(bubble, msg.messageId, "interrupted", "reconnect");
+      } else if (msg.reason === "cancelled") {
+        // Stopped here, by a newer message, or in the tab this page follows.
+        const stoppedThere = following.has(msg.messageId);
+        if (superseded.has(msg.messageId) || stopRequested.has(msg.messageId) || stoppedThere) {
           markStopped(bubble, msg.messageId, "cancelled", false);
         } else {
           unresolved.add(msg.messageId); // the server stopped it: learn why after reconnecting
@@ -649,7 +753,8 @@
       if (streamingId === msg.messageId) setStreaming(null);
       follow();
     },
-    response(msg) { renderResponse(msg, false); },
+    stream_sync: streamSync,
+    response(msg) { resumed(msg.messageId); following.delete(msg.messageId); renderResponse(msg, false); },
     action_suggestion: renderSuggestion,
     action_executed: renderActionResult,
     action_rejected: renderActionResult,
@@ -664,6 +769,7 @@
     token_refused() { refused = true; WIDGET.refused(); },
     error(msg) {
       if ((msg.code === "phone_required" || msg.code === "invalid_phone") && phoneProblem(msg)) return;
+      if (msg.code === "invalid_contact" && contactProblem(msg)) return;
       if (msg.code === "server_shutdown") {
         bannerText.textContent = T.serverRestarting;
         bannerText.dataset.custom = "1";
@@ -705,6 +811,7 @@
     if (wasOpen) await reconcile();
     if (ws !== socket || socket.readyState !== WebSocket.OPEN) return;
     setStatus("open");
+    checkResuming();
     while (outbox.length) deliver(outbox.shift());
   }
 
@@ -769,6 +876,15 @@
 
   function reconcileAnswer(answer) {
     awaiting.delete(answer.messageId);
+    const shown = bubbles.get(answer.messageId);
+    // Ended here meanwhile (its frames came after the history was read): that stands.
+    if (shown && shown.dataset.status && shown.dataset.status !== "in_progress") return;
+    if (answer.status === "in_progress") {
+      // Still being written: its frames come (the server resumes it), else the check says so.
+      if (shown && shown.classList.contains("streaming")) resuming.set(answer.messageId, RESUME_CHECKS);
+      else resumeBubble(answer);
+      return;
+    }
     if (answer.status === "cancelled" || answer.status === "interrupted") {
       const bubble = assistantBubble(answer.messageId);
       bubble.classList.remove("streaming");
@@ -797,6 +913,7 @@
     for (const m of data.messages) {
       if (m.role === "user") addUser(m.text, m.messageId, m.language);
       else if (m.role === "agent") { if (window.ChatHandoff) window.ChatHandoff.replay(m); }
+      else if (m.status === "in_progress") resumeBubble(m);
       else renderResponse(m, true);
     }
     for (const s of data.actions || data.suggestions || []) renderSuggestion(s);

@@ -44,6 +44,9 @@
       if (data.open) setOpen(true);
     } else if (data.type === "set-open") {
       setOpen(!!data.open);
+    } else if (data.type === "layout" && (data.layout === "phone" || data.layout === "panel")) {
+      // The host page's width, as the loader sees it: this frame's own width says nothing.
+      document.documentElement.dataset.layout = data.layout;
     }
   });
 
