@@ -6,16 +6,58 @@ daphne), against a database given by URL, on a free loopback port.
 
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
 import textwrap
 import time
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
 ROOT = Path(__file__).resolve().parent.parent
+# How long a server may take to listen: generous, for a 2-core machine busy with other work
+# (a cold start imports Django, the app and the KB index, and may wait for the audit writer).
+START_TIMEOUT_SECONDS = 90.0
+# How long a child has to exit after SIGTERM (or after its input closed) before SIGKILL.
+STOP_TIMEOUT_SECONDS = 15.0
+# A management command (migrate, reindex_kb) beside a test: killed past this.
+MANAGE_TIMEOUT_SECONDS = 180.0
+
+
+def stop_process(
+    proc: subprocess.Popen,
+    *,
+    timeout: float = STOP_TIMEOUT_SECONDS,
+    sig: int | None = signal.SIGTERM,
+) -> int:
+    """Stop ``proc`` and the children it started; return its exit status. Never hangs.
+
+    ``sig`` (SIGTERM by default; ``None`` when the caller already asked it to exit, e.g. by
+    closing its input), then at most ``timeout`` seconds' wait, then SIGKILL. Its children
+    (a server's audit writer) get the same bounded wait after it, then SIGKILL, so none
+    outlives the test.
+    """
+    import psutil
+
+    try:
+        children = psutil.Process(proc.pid).children(recursive=True)
+    except psutil.NoSuchProcess:
+        children = []
+    if proc.poll() is None and sig is not None:
+        proc.send_signal(sig)
+    try:
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(timeout=timeout)
+    _, alive = psutil.wait_procs(children, timeout=timeout)
+    for child in alive:
+        with suppress(psutil.NoSuchProcess):
+            child.kill()
+    psutil.wait_procs(alive, timeout=timeout)
+    return proc.returncode
 
 
 @contextmanager
@@ -52,7 +94,12 @@ def product_env(**overrides: str) -> dict:
 
 def manage(*args: str, env: dict) -> None:
     subprocess.run(
-        [sys.executable, "manage.py", *args], cwd=ROOT, env=env, check=True, capture_output=True
+        [sys.executable, "manage.py", *args],
+        cwd=ROOT,
+        env=env,
+        check=True,
+        capture_output=True,
+        timeout=MANAGE_TIMEOUT_SECONDS,
     )
 
 
@@ -62,7 +109,10 @@ def prepare_database(env: dict) -> None:
 
 
 def wait_for_port(
-    port: int, proc: subprocess.Popen, timeout: float = 60.0, log: Path | None = None
+    port: int,
+    proc: subprocess.Popen,
+    timeout: float = START_TIMEOUT_SECONDS,
+    log: Path | None = None,
 ) -> None:
     """Return once something listens on ``port``; fail if ``proc`` exits first."""
     deadline = time.monotonic() + timeout
@@ -74,7 +124,7 @@ def wait_for_port(
             if sock.connect_ex(("127.0.0.1", port)) == 0:
                 return
         time.sleep(0.05)
-    raise TimeoutError(f"server did not listen on {port}")
+    raise TimeoutError(f"server did not listen on {port} within {timeout:.0f} s")
 
 
 APPLICATION = "config.asgi:application"
@@ -93,7 +143,7 @@ def daphne_server(
     *,
     log_path: Path | None = None,
     extra_args: tuple[str, ...] = (),
-    start_timeout: float = 20.0,
+    start_timeout: float = START_TIMEOUT_SECONDS,
 ):
     """Run the product on 127.0.0.1 as ``make run`` does; yields ``(port, process)``.
 
@@ -118,7 +168,7 @@ def asgi_server(
     log_path: Path | None = None,
     server: str = "config.serve",
     extra_args: tuple[str, ...] = (),
-    start_timeout: float = 20.0,
+    start_timeout: float = START_TIMEOUT_SECONDS,
 ):
     """Run the product under ``server`` (a key of ``SERVER_COMMANDS``); yields ``(port, process)``.
 
@@ -140,13 +190,7 @@ def asgi_server(
         wait_for_port(port, proc, timeout=start_timeout)
         yield port, proc
     finally:
-        if proc.poll() is None:
-            proc.terminate()
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+        stop_process(proc)
         if log is not None:
             log.close()
 

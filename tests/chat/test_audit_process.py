@@ -19,6 +19,7 @@ from chat.audit_process import ForwardingLayer, WriterProcess, spawn_early
 from chat.handoff import Begun, owner_group
 from chat.models import Conversation, Handoff, Message
 from chat.pipeline import TurnRecord
+from tests.live import stop_process
 
 pytestmark = pytest.mark.django_db(transaction=True)  # the writer sees only what is committed
 
@@ -38,8 +39,8 @@ async def writer():
     process = WriterProcess()
     yield process
     if process.stream is not None:
-        process.stream.close()
-        await asyncio.to_thread(process.process.wait)
+        process.stream.close()  # the writer's cue to exit; SIGKILL if it has not in time
+        await asyncio.to_thread(stop_process, process.process, sig=None)
 
 
 def answer_rows() -> dict[str, tuple[str, str]]:
