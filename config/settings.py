@@ -203,7 +203,7 @@ KB_IMPORT_USER_AGENT = env(
     "KB_IMPORT_USER_AGENT", default="GroundedSupportKBImport/1.0 (+knowledge base import)"
 )
 # A page's category from its URL path: the first (fnmatch pattern, category) that matches
-# (seed 002, section 2.2); else KB_IMPORT_DEFAULT_CATEGORY.
+# (a municipality's sections); else KB_IMPORT_DEFAULT_CATEGORY.
 KB_IMPORT_CATEGORIES = [
     ("*/utbildningochforskola/*", "Utbildning och förskola"),
     ("*/omsorgochstod/*", "Omsorg och stöd"),
