@@ -83,9 +83,9 @@ lint: install
 	$(UV) run lint-imports
 
 # The whole suite took about 30 minutes on a 2-core machine busy with other work; no test may
-# take more than pytest-timeout's 300 s (pyproject.toml).
+# take more than pytest-timeout's 600 s (pyproject.toml).
 test: lint
-	@echo "make test: the whole suite, about 30 minutes on 2 cores (each test stopped after 300 s)"
+	@echo "make test: the whole suite, about 30 minutes on 2 cores (each test stopped after 600 s)"
 	$(UV) run pytest
 
 format: install

@@ -55,7 +55,7 @@ def test_a_replacing_import_leaves_only_its_pages_and_the_example_facts_no_longe
     assert verdict(kb_dir, EXAMPLE_QUESTION, EXAMPLE_ANSWER) == "Verdict: GROUNDED"
     out = StringIO()
     call_command("import_kb", str(shop_pages), "--kb-dir", str(kb_dir), "--replace", stdout=out)
-    assert "now holds this import only" in out.getvalue()
+    assert "now holds this import only (the files it held are gone)" in out.getvalue()
     assert [p.relative_to(kb_dir) for p in kb_dir.rglob("*.md")] == [
         Path("imported/files/service-md.md")
     ]

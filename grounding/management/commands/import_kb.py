@@ -70,7 +70,7 @@ class Command(BaseCommand):
                 "nothing could be imported" + (f"; {kb_dir} is unchanged" if replace else "")
             )
         if replace:
-            self.stdout.write(f"{kb_dir} now holds this import only; run reindex_kb next.")
+            self.stdout.write(f"{kb_dir} now holds this import only (the files it held are gone).")
 
     def _progress(self, source: str, report: ImportReport) -> None:
         line = (
