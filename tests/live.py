@@ -229,8 +229,13 @@ def module_process(module: str, *args: str, database_url: str) -> subprocess.Pop
 def process_outputs(*processes: subprocess.Popen, timeout: float = 180) -> list:
     """The JSON each process printed, after all of them finished successfully."""
     results = []
-    for process in processes:
-        out, err = process.communicate(timeout=timeout)
-        assert process.returncode == 0, err
-        results.append(json.loads(out))
+    try:
+        for process in processes:
+            out, err = process.communicate(timeout=timeout)
+            assert process.returncode == 0, err
+            results.append(json.loads(out))
+    finally:
+        for process in processes:  # none outlives a failure or a timeout
+            if process.poll() is None:
+                stop_process(process)
     return results
