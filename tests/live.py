@@ -208,13 +208,14 @@ def run_python(code: str) -> str:
     return done.stdout.strip()
 
 
-def module_process(module: str, *args: str, database_url: str) -> subprocess.Popen:
+def module_process(module: str, *args: str, database_url: str, **settings: str) -> subprocess.Popen:
     """``python -m module args`` in a fresh process that reaches the database by URL.
 
-    No channel layer of the test run's (``REDIS_URL``) and none of pytest's variables.
+    No channel layer of the test run's (``REDIS_URL``) and none of pytest's variables;
+    ``settings`` are more environment variables for it.
     """
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
-    env.update(DATABASE_URL=database_url, DJANGO_SETTINGS_MODULE="config.settings")
+    env.update(DATABASE_URL=database_url, DJANGO_SETTINGS_MODULE="config.settings", **settings)
     env.pop("REDIS_URL", None)
     return subprocess.Popen(
         [sys.executable, "-m", module, *args],
