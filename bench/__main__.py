@@ -1,10 +1,10 @@
 """``make bench``: the benchmark suite, measured against two floors in one run.
 
-    uv run python -m bench                          # everything (about 3-4 minutes here)
-    uv run python -m bench --quick                  # small counts, a smoke run
-    uv run python -m bench --scenario 2 --clients 500
-    uv run python -m bench --profile 500            # also cProfile product and floor at 500
-    uv run python -m bench --postgres postgres://postgres@127.0.0.1:5432/postgres
+    make bench                                      # everything, on SQLite and PostgreSQL
+    make bench BENCH_POSTGRES=                      # SQLite only
+    make bench ARGS="--quick"                       # small counts, a smoke run
+    make bench ARGS="--scenario 2 --clients 500"
+    make bench ARGS="--profile 500"                 # also cProfile product and floor at 500
 
 Starts every server itself on loopback (the product as ``make run`` does,
 against a throwaway SQLite database, and with ``--postgres`` once more against

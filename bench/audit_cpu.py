@@ -1,6 +1,6 @@
 """CPU the audit trail spends per turn: beginnings and completions in batches of 50.
 
-    uv run python -m bench.audit_cpu
+    make python ARGS="-m bench.audit_cpu"
 
 In process, on a throwaway SQLite database (``DATABASE_URL`` to measure
 PostgreSQL): 500 turns of new conversations begun in batches of 50 as the

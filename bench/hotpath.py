@@ -7,7 +7,7 @@ turns at once would take far longer than one. This drives a real daphne
 once from 50 connections, and prints both wall times and their ratio
 (target: at most 1.5).
 
-    uv run python -m bench.hotpath [--turns 50] [--rounds 3]
+    make python ARGS="-m bench.hotpath [--turns 50] [--rounds 3]"
 """
 
 import argparse

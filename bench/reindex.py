@@ -1,7 +1,7 @@
 """Benchmark ``kb_reindex`` (and retrieval) on a generated knowledge base.
 
-    uv run python bench/reindex.py              # 500 files of ~10 KB
-    uv run python bench/reindex.py --files 1000
+    make python ARGS="-m bench.reindex"                 # 500 files of ~10 KB
+    make python ARGS="-m bench.reindex --files 1000"
 
 Generates markdown files in a temporary directory, migrates a throwaway
 SQLite database in the same directory, indexes twice (cold, then unchanged),

@@ -1,8 +1,8 @@
 """Retrieval recall on case files: is a line that supports the answer among the retrieved?
 
-    uv run python -m bench.retrieval_recall tests/grounding/dev/kommun
-    uv run python -m bench.retrieval_recall tests/grounding/dev/*/ -v
-    uv run python -m bench.retrieval_recall KB_DIR --cases CASES.jsonl --threshold 0
+    make python ARGS="-m bench.retrieval_recall tests/grounding/dev/kommun"
+    make python ARGS="-m bench.retrieval_recall tests/grounding/dev/*/ -v"
+    make python ARGS="-m bench.retrieval_recall KB_DIR --cases CASES.jsonl --threshold 0"
 
 Indexes each ``KB_DIR``'s ``*.md`` files in memory (no database), then for
 every grounded case whose answer states a number: retrieves for the question

@@ -4,7 +4,7 @@ from urllib.parse import urlsplit
 from django.conf import settings
 from django.contrib.admin.views.decorators import staff_member_required
 from django.core.exceptions import PermissionDenied
-from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseNotFound, JsonResponse
 from django.shortcuts import render
 from django.utils import timezone, translation
 from django.utils.translation import get_language
@@ -214,9 +214,14 @@ def widget_history(request: HttpRequest) -> JsonResponse:
 
 @require_GET
 def widget_demo(request: HttpRequest) -> HttpResponse:
-    """``/widget-demo/`` (DJANGO_DEBUG=1 only): a page that embeds the widget as a site would."""
-    if not settings.DEBUG:
-        raise Http404
+    """``/widget-demo/`` (``WIDGET_DEMO``, on with DJANGO_DEBUG=1): a page that embeds the
+    widget as a site would. Off, its 404 says how to turn it on."""
+    if not settings.WIDGET_DEMO:
+        return HttpResponseNotFound(
+            "The widget demo is off. Set WIDGET_DEMO=1 (or DJANGO_DEBUG=1) in the environment "
+            "and restart the server to serve it here (docs/widget.md).\n",
+            content_type="text/plain; charset=utf-8",
+        )
     return render(request, "chat/widget_demo.html", {"lang": request.GET.get("lang", "sv")})
 
 

@@ -203,7 +203,7 @@ KB_IMPORT_USER_AGENT = env(
     "KB_IMPORT_USER_AGENT", default="GroundedSupportKBImport/1.0 (+knowledge base import)"
 )
 # A page's category from its URL path: the first (fnmatch pattern, category) that matches
-# (seed 002, section 2.2); else KB_IMPORT_DEFAULT_CATEGORY.
+# (a municipality's sections); else KB_IMPORT_DEFAULT_CATEGORY.
 KB_IMPORT_CATEGORIES = [
     ("*/utbildningochforskola/*", "Utbildning och förskola"),
     ("*/omsorgochstod/*", "Omsorg och stöd"),
@@ -347,6 +347,9 @@ CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
 WIDGET_ALLOWED_ORIGINS = env.list("WIDGET_ALLOWED_ORIGINS", default=[])
 # How long a widget conversation token resumes its conversation, from its first use.
 WIDGET_TOKEN_DAYS = env.int("WIDGET_TOKEN_DAYS", default=30)
+# ``/widget-demo/``, a page that embeds the widget as a customer's site would: served in
+# development (DJANGO_DEBUG=1) unless turned off, and outside it when turned on.
+WIDGET_DEMO = env.bool("WIDGET_DEMO", default=DEBUG)
 
 # Reverse proxies whose X-Forwarded-For is believed (addresses or CIDR ranges,
 # comma-separated, e.g. "127.0.0.1,10.0.0.0/8"). Empty: the peer is the client.

@@ -7,6 +7,7 @@ differ from the files that citations point to.
 
 from django.contrib import admin, messages
 from django.db.models import Count, Exists, OuterRef, Q
+from django.utils import formats, timezone
 
 from grounding.kbimport.runs import ImportAlreadyRunning, start_import_run
 from grounding.models import ImportRun, ImportSource, KBChunk, KBDocument, KBFact, KBIndexState
@@ -187,8 +188,11 @@ class ImportSourceAdmin(admin.ModelAdmin):
         run = obj.runs.first()
         if run is None:
             return "never"
+        # As the admin shows a datetime field (Import runs' "started at"): in the current time
+        # zone, in the active locale's format. A bare strftime would show the stored UTC.
+        started = formats.localize(timezone.template_localtime(run.started_at))
         return (
-            f"{run.get_status_display()} {run.started_at:%Y-%m-%d %H:%M}: {run.added} added, "
+            f"{run.get_status_display()} {started}: {run.added} added, "
             f"{run.updated} updated, {run.unchanged} unchanged, {run.removed} removed, "
             f"{len(run.failures)} failed"
         )

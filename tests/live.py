@@ -6,16 +6,58 @@ daphne), against a database given by URL, on a free loopback port.
 
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
 import textwrap
 import time
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
 ROOT = Path(__file__).resolve().parent.parent
+# How long a server may take to listen: generous, for a 2-core machine busy with other work
+# (a cold start imports Django, the app and the KB index, and may wait for the audit writer).
+START_TIMEOUT_SECONDS = 90.0
+# How long a child has to exit after SIGTERM (or after its input closed) before SIGKILL.
+STOP_TIMEOUT_SECONDS = 15.0
+# A management command (migrate, reindex_kb) beside a test: killed past this.
+MANAGE_TIMEOUT_SECONDS = 180.0
+
+
+def stop_process(
+    proc: subprocess.Popen,
+    *,
+    timeout: float = STOP_TIMEOUT_SECONDS,
+    sig: int | None = signal.SIGTERM,
+) -> int:
+    """Stop ``proc`` and the children it started; return its exit status. Never hangs.
+
+    ``sig`` (SIGTERM by default; ``None`` when the caller already asked it to exit, e.g. by
+    closing its input), then at most ``timeout`` seconds' wait, then SIGKILL. Its children
+    (a server's audit writer) get the same bounded wait after it, then SIGKILL, so none
+    outlives the test.
+    """
+    import psutil
+
+    try:
+        children = psutil.Process(proc.pid).children(recursive=True)
+    except psutil.NoSuchProcess:
+        children = []
+    if proc.poll() is None and sig is not None:
+        proc.send_signal(sig)
+    try:
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(timeout=timeout)
+    _, alive = psutil.wait_procs(children, timeout=timeout)
+    for child in alive:
+        with suppress(psutil.NoSuchProcess):
+            child.kill()
+    psutil.wait_procs(alive, timeout=timeout)
+    return proc.returncode
 
 
 @contextmanager
@@ -52,7 +94,12 @@ def product_env(**overrides: str) -> dict:
 
 def manage(*args: str, env: dict) -> None:
     subprocess.run(
-        [sys.executable, "manage.py", *args], cwd=ROOT, env=env, check=True, capture_output=True
+        [sys.executable, "manage.py", *args],
+        cwd=ROOT,
+        env=env,
+        check=True,
+        capture_output=True,
+        timeout=MANAGE_TIMEOUT_SECONDS,
     )
 
 
@@ -62,7 +109,10 @@ def prepare_database(env: dict) -> None:
 
 
 def wait_for_port(
-    port: int, proc: subprocess.Popen, timeout: float = 60.0, log: Path | None = None
+    port: int,
+    proc: subprocess.Popen,
+    timeout: float = START_TIMEOUT_SECONDS,
+    log: Path | None = None,
 ) -> None:
     """Return once something listens on ``port``; fail if ``proc`` exits first."""
     deadline = time.monotonic() + timeout
@@ -74,7 +124,7 @@ def wait_for_port(
             if sock.connect_ex(("127.0.0.1", port)) == 0:
                 return
         time.sleep(0.05)
-    raise TimeoutError(f"server did not listen on {port}")
+    raise TimeoutError(f"server did not listen on {port} within {timeout:.0f} s")
 
 
 APPLICATION = "config.asgi:application"
@@ -93,7 +143,7 @@ def daphne_server(
     *,
     log_path: Path | None = None,
     extra_args: tuple[str, ...] = (),
-    start_timeout: float = 20.0,
+    start_timeout: float = START_TIMEOUT_SECONDS,
 ):
     """Run the product on 127.0.0.1 as ``make run`` does; yields ``(port, process)``.
 
@@ -118,7 +168,7 @@ def asgi_server(
     log_path: Path | None = None,
     server: str = "config.serve",
     extra_args: tuple[str, ...] = (),
-    start_timeout: float = 20.0,
+    start_timeout: float = START_TIMEOUT_SECONDS,
 ):
     """Run the product under ``server`` (a key of ``SERVER_COMMANDS``); yields ``(port, process)``.
 
@@ -140,13 +190,7 @@ def asgi_server(
         wait_for_port(port, proc, timeout=start_timeout)
         yield port, proc
     finally:
-        if proc.poll() is None:
-            proc.terminate()
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+        stop_process(proc)
         if log is not None:
             log.close()
 
@@ -164,13 +208,14 @@ def run_python(code: str) -> str:
     return done.stdout.strip()
 
 
-def module_process(module: str, *args: str, database_url: str) -> subprocess.Popen:
+def module_process(module: str, *args: str, database_url: str, **settings: str) -> subprocess.Popen:
     """``python -m module args`` in a fresh process that reaches the database by URL.
 
-    No channel layer of the test run's (``REDIS_URL``) and none of pytest's variables.
+    No channel layer of the test run's (``REDIS_URL``) and none of pytest's variables;
+    ``settings`` are more environment variables for it.
     """
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
-    env.update(DATABASE_URL=database_url, DJANGO_SETTINGS_MODULE="config.settings")
+    env.update(DATABASE_URL=database_url, DJANGO_SETTINGS_MODULE="config.settings", **settings)
     env.pop("REDIS_URL", None)
     return subprocess.Popen(
         [sys.executable, "-m", module, *args],
@@ -185,8 +230,13 @@ def module_process(module: str, *args: str, database_url: str) -> subprocess.Pop
 def process_outputs(*processes: subprocess.Popen, timeout: float = 180) -> list:
     """The JSON each process printed, after all of them finished successfully."""
     results = []
-    for process in processes:
-        out, err = process.communicate(timeout=timeout)
-        assert process.returncode == 0, err
-        results.append(json.loads(out))
+    try:
+        for process in processes:
+            out, err = process.communicate(timeout=timeout)
+            assert process.returncode == 0, err
+            results.append(json.loads(out))
+    finally:
+        for process in processes:  # none outlives a failure or a timeout
+            if process.poll() is None:
+                stop_process(process)
     return results

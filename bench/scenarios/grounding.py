@@ -1,6 +1,6 @@
 """Scenario 3, the grounding microbenchmarks, in a process of its own.
 
-    uv run python -m bench.scenarios.grounding [--files 1000] [--chunks 10000]
+    make python ARGS="-m bench.scenarios.grounding [--files 1000] [--chunks 10000]"
 
 - verification of a 2,000-character answer with 20 numbers (``verify_answer``);
 - retrieval over an index of ``--chunks`` chunks built from a generated KB;

@@ -1,6 +1,6 @@
 """The bench question's retrieval, in process, on the database the product serves.
 
-    uv run python -m bench.scenarios.question DATABASE_URL [--runs 500]
+    make python ARGS="-m bench.scenarios.question DATABASE_URL [--runs 500]"
 
 Scenario 1's first stream includes the retrieval of its question; issue 23 holds
 the rest of the first stream to its own budget, and retrieval to the grounding

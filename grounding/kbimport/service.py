@@ -1,5 +1,8 @@
-"""``import_sources``: sites, pages and files into the KB directory (see the package table)."""
+"""``import_sources``: sites, pages and files into the KB directory (see the package table).
+``import_replacing``: the same into an empty directory that then becomes the whole KB."""
 
+import shutil
+import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -80,6 +83,36 @@ def import_sources(
                 _import_site(client, source, kb_dir, options, report, notify)
             else:
                 _import_files(Path(source), kb_dir, options, report, notify)
+    return report
+
+
+def import_replacing(
+    sources: Sequence[str],
+    *,
+    kb_dir: Path,
+    options: ImportOptions,
+    progress: Progress | None = None,
+) -> ImportReport:
+    """Import every source into an empty directory; when at least one page or file came in,
+    its result replaces everything in ``kb_dir`` (the example KB included). When nothing
+    could be imported (the site down, no such file), ``kb_dir`` is left as it was."""
+    kb_dir = Path(kb_dir)
+    if not kb_dir.is_dir():
+        raise FileNotFoundError(f"KB directory not found: {kb_dir}")
+    # Beside the KB (the same file system), so the result moves in by renames.
+    staging = Path(tempfile.mkdtemp(prefix=f".{kb_dir.name}-replacing-", dir=kb_dir.parent))
+    try:
+        report = import_sources(sources, kb_dir=staging, options=options, progress=progress)
+        if report.imported:
+            for entry in kb_dir.iterdir():
+                if entry.is_dir() and not entry.is_symlink():
+                    shutil.rmtree(entry)
+                else:
+                    entry.unlink()
+            for entry in staging.iterdir():
+                entry.rename(kb_dir / entry.name)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
     return report
 
 

@@ -34,7 +34,15 @@ def expected_tally(total: int) -> Counter:
 
 def race_process(*args: str, database_url: str) -> subprocess.Popen:
     """``tests.actions.confirm_race`` in a fresh Python process that reaches the database by URL."""
-    return module_process("tests.actions.confirm_race", *args, database_url=database_url)
+    # A repeated confirm waits for the running execution's result up to EXECUTION_WAIT_SECONDS,
+    # then says "in progress": on a loaded machine the winner's commit can take longer than the
+    # default 5 s, and the tally would count the machine's load, not the confirms.
+    return module_process(
+        "tests.actions.confirm_race",
+        *args,
+        database_url=database_url,
+        EXECUTION_WAIT_SECONDS=str(SUBPROCESS_TIMEOUT_SECONDS),
+    )
 
 
 def outputs(*processes: subprocess.Popen) -> list:

@@ -19,8 +19,12 @@ from chat.audit_process import ForwardingLayer, WriterProcess, spawn_early
 from chat.handoff import Begun, owner_group
 from chat.models import Conversation, Handoff, Message
 from chat.pipeline import TurnRecord
+from tests.live import stop_process
 
 pytestmark = pytest.mark.django_db(transaction=True)  # the writer sees only what is committed
+# Upper bounds, not timings: a new writer's start-up (Django's and the app's imports) is 2-3 s
+# on an idle machine and tens of seconds on a loaded 2-core one.
+WAIT_SECONDS = 90
 
 
 def asked(message_id: str, conversation_id=None) -> TurnRecord:
@@ -38,8 +42,8 @@ async def writer():
     process = WriterProcess()
     yield process
     if process.stream is not None:
-        process.stream.close()
-        await asyncio.to_thread(process.process.wait)
+        process.stream.close()  # the writer's cue to exit; SIGKILL if it has not in time
+        await asyncio.to_thread(stop_process, process.process, sig=None)
 
 
 def answer_rows() -> dict[str, tuple[str, str]]:
@@ -82,7 +86,7 @@ async def test_a_writer_that_dies_fails_its_batch_as_an_outage_and_a_new_one_tak
     await asyncio.sleep(0.1)
     dead.kill()
     with pytest.raises(OperationalError, match="exited"):
-        await asyncio.wait_for(in_flight, 10)
+        await asyncio.wait_for(in_flight, WAIT_SECONDS)
     begun = await writer.write([(audit.BEGIN, asked("m3"))])
     assert writer.process.pid != dead.pid and begun[0].answer_pk
     assert set(await sync_to_async(answer_rows)()) == {"m1", "m3"}
@@ -109,10 +113,10 @@ async def test_the_audit_writer_retries_a_batch_its_writer_process_died_with(wri
     writer.process.kill()
     lanes = audit.AuditWriter(max_queue=10, one_writer=True, process=writer)
     record = asked("m1")
-    await asyncio.wait_for(lanes.begin(record), 10)
+    await asyncio.wait_for(lanes.begin(record), WAIT_SECONDS)
     record.status = Message.Status.DONE
     lanes.complete_later(record)
-    await asyncio.wait_for(lanes.drain(), 10)
+    await asyncio.wait_for(lanes.drain(), WAIT_SECONDS)
     assert record.answer_pk is not None
     assert (await sync_to_async(answer_rows)())["m1"][0] == Message.Status.DONE
 
@@ -143,7 +147,7 @@ async def test_what_a_beginning_publishes_reaches_the_owner_on_the_servers_chann
     record.conversation_stored = True
     [begun] = await writer.write([(audit.BEGIN, record)])
     assert begun.person == "eva" and begun.answer_pk is None
-    event = await asyncio.wait_for(layer.receive(console), 5)
+    event = await asyncio.wait_for(layer.receive(console), WAIT_SECONDS)
     assert event["type"] == "handoff.customer"
     assert event["frame"]["messageId"] == "m1" and event["frame"]["text"] == record.question
 

@@ -6,12 +6,11 @@ the page stays open, as a deploy would do it.
 
 import re
 import shutil
-import signal
 
 import pytest
 
 from tests.chat.browser import DESKTOP, PHONE, answers, launch, needs_chromium, new_page
-from tests.live import daphne_server, free_port, prepare_database, product_env
+from tests.live import daphne_server, free_port, prepare_database, product_env, stop_process
 
 pytestmark = needs_chromium
 
@@ -42,8 +41,7 @@ def restartable(tmp_path, prepared_db):
 
         def stop(self):
             manager, (_, proc) = running.pop()
-            proc.send_signal(signal.SIGTERM)  # graceful: streams end, turns recorded
-            proc.wait(timeout=15)
+            stop_process(proc)  # SIGTERM, graceful: streams end, turns recorded
             manager.__exit__(None, None, None)
 
     server = Server()

@@ -12,6 +12,7 @@ from chat import audit
 from chat.models import Conversation, session_hash
 from chat.widget import widget_conversation_open, widget_tokens_revoke
 from tests.chat.conftest import open_socket, run_turn
+from tests.live import run_python
 
 pytestmark = pytest.mark.usefixtures("indexed_kb")
 
@@ -261,11 +262,24 @@ def test_the_frame_may_be_embedded_only_by_allowed_sites(client, db, settings):
     assert "https://shop.example" in allowed.content.decode()
 
 
-def test_the_demo_page_is_served_in_development_only(client, db, settings):
+def test_the_demo_page_is_served_when_widget_demo_is_on_and_its_404_says_how_to_turn_it_on(
+    client, db, settings
+):
     settings.DEBUG = False
-    assert client.get("/widget-demo/").status_code == 404
-    settings.DEBUG = True
+    settings.WIDGET_DEMO = False
+    off = client.get("/widget-demo/")
+    assert off.status_code == 404
+    assert "Set WIDGET_DEMO=1" in off.content.decode()
+    settings.WIDGET_DEMO = True  # outside debug too
     assert '<script src="/widget.js" async' in client.get("/widget-demo/").content.decode()
+
+
+def test_the_demo_is_on_by_default_in_development_only(monkeypatch):
+    code = "import config.settings as settings; print(settings.WIDGET_DEMO)"
+    for debug, expected in (("1", "True"), ("0", "False")):
+        monkeypatch.setenv("DJANGO_DEBUG", debug)
+        monkeypatch.delenv("WIDGET_DEMO", raising=False)
+        assert run_python(code) == expected
 
 
 def test_an_entry_of_widget_allowed_origins_that_is_no_origin_fails_the_check(settings):

@@ -23,19 +23,19 @@ import pytest
 
 from tests.live import (
     ROOT,
+    START_TIMEOUT_SECONDS,
     daphne_server,
     free_port,
     manage,
     prepare_database,
     product_env,
+    stop_process,
     throwaway_postgres_database,
 )
 from tests.scaleout.conftest import postgres_server_url  # noqa: F401 (fixture)
 
 HTTP_TIMEOUT_SECONDS = 10.0
 RECV_TIMEOUT_SECONDS = 15.0
-# Generous: two shared cores, and a restart right after a kill -9.
-START_TIMEOUT = 60.0
 
 
 @pytest.fixture(scope="session")
@@ -76,15 +76,17 @@ class Product:
         manage("recover_executions", env=self.env)
         self.port, self.proc = self.stack.enter_context(
             daphne_server(
-                self.env, port=self.port, log_path=self.log_path, start_timeout=START_TIMEOUT
+                self.env,
+                port=self.port,
+                log_path=self.log_path,
+                start_timeout=START_TIMEOUT_SECONDS,
             )
         )
 
     def kill_9(self) -> None:
         """SIGKILL: no shutdown handler, no audit drain, no transaction commits."""
         assert self.proc is not None
-        self.proc.send_signal(signal.SIGKILL)
-        self.proc.wait(timeout=10)
+        stop_process(self.proc, sig=signal.SIGKILL)
         self.stack.close()
         self.stack = ExitStack()
         self.proc = None
@@ -206,9 +208,8 @@ class RedisServer:
         raise TimeoutError("redis-server did not start")
 
     def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait(timeout=10)
+        if self.proc is not None:
+            stop_process(self.proc, sig=signal.SIGKILL)
         self.proc = None
 
 

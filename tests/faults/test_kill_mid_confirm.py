@@ -21,10 +21,10 @@ from websockets.asyncio.client import connect
 
 from tests.faults.conftest import RECV_TIMEOUT_SECONDS, sms_log
 
-pytestmark = [pytest.mark.postgres]
-
 CLIENTS = 20
 ROUNDS = int(os.environ.get("FAULT_CONFIRM_ROUNDS") or 3)
+# Each round restarts the server: more rounds, more time than the run's per-test timeout.
+pytestmark = [pytest.mark.postgres, pytest.mark.timeout(600 + 120 * ROUNDS)]
 RECOVERY_SECONDS = 1.0
 
 

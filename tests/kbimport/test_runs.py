@@ -3,6 +3,7 @@
 import pytest
 from django.contrib.auth.models import Permission
 from django.urls import reverse
+from django.utils import formats, timezone
 
 from grounding.kbimport.runs import ImportAlreadyRunning, start_import_run
 from grounding.models import ImportRun, ImportSource, KBDocument
@@ -66,3 +67,23 @@ def test_a_run_left_running_by_a_dead_process_fails_at_the_next_start(source, im
     start_import_run(source=source, started_by="x")
     stale.refresh_from_db()
     assert (stale.status, stale.error) == ("failed", "interrupted (stale)")
+
+
+@pytest.mark.django_db
+def test_import_sources_and_import_runs_show_a_runs_start_in_the_same_local_time(
+    admin_client, settings
+):
+    """Both lists in the current time zone (``TIME_ZONE``), as the admin shows datetimes."""
+    settings.TIME_ZONE = "Europe/Stockholm"
+    source = ImportSource.objects.create(name="Fjällby", url="https://fjallby.example/")
+    ImportRun.objects.create(
+        source=source, status=ImportRun.Status.FINISHED, started_at="2026-06-01T21:30:00Z"
+    )
+    sources = admin_client.get(reverse("admin:grounding_importsource_changelist"))
+    runs = admin_client.get(reverse("admin:grounding_importrun_changelist"))
+    # 21:30 UTC is 23:30 in Stockholm (summer time); the stored UTC time appears in neither.
+    for page in (sources.content.decode(), runs.content.decode()):
+        assert "23:30" in page
+        assert "21:30" not in page
+    run_started = formats.localize(timezone.template_localtime(ImportRun.objects.get().started_at))
+    assert run_started in runs.content.decode() and run_started in sources.content.decode()

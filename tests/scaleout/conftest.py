@@ -153,7 +153,7 @@ class Cluster:
         server.stack = stack
 
     def stop(self, server: Server) -> None:
-        """Terminate the process (SIGTERM, then SIGKILL after 10 s)."""
+        """Stop the process and its children (SIGTERM, then SIGKILL after 15 s)."""
         if server.stack is not None:
             server.stack.close()
             server.stack = None

@@ -7,7 +7,7 @@ from pathlib import Path
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from grounding.kbimport.service import ImportOptions, import_sources
+from grounding.kbimport.service import ImportOptions, import_replacing, import_sources
 from grounding.kbimport.writer import ImportReport
 
 
@@ -16,7 +16,9 @@ class Command(BaseCommand):
         "Import a site (its start URL or sitemap: a same-site crawl), single pages, and "
         "local .html, .pdf, .docx and .md files or folders into the KB directory as "
         "markdown with a header (source, title, fetched at, SHA-1, category). Unchanged "
-        "pages are not rewritten, pages gone from the site are removed. Run reindex_kb after."
+        "pages are not rewritten, pages gone from the site are removed. With --replace the "
+        "import becomes the whole KB directory (the example KB's files are removed). Run "
+        "reindex_kb after."
     )
 
     def add_arguments(self, parser):
@@ -29,12 +31,20 @@ class Command(BaseCommand):
         parser.add_argument("--depth", type=int, default=None, help="0: only the given pages")
         parser.add_argument("--delay", type=float, default=None, help="seconds between requests")
         parser.add_argument(
+            "--replace",
+            action="store_true",
+            help=(
+                "empty the KB directory first (the example KB included): after the import it "
+                "holds only what this import brought; left as it was when nothing came in"
+            ),
+        )
+        parser.add_argument(
             "--keep-vanished",
             action="store_true",
             help="report pages gone from the site instead of removing their files",
         )
 
-    def handle(self, *args, sources, kb_dir, as_json, max_pages, depth, delay, **options):
+    def handle(self, *args, sources, kb_dir, as_json, max_pages, depth, delay, replace, **options):
         kb_dir = Path(kb_dir or settings.KB_DIR)
         import_options = ImportOptions.from_settings(
             max_pages=max_pages,
@@ -42,8 +52,9 @@ class Command(BaseCommand):
             delay=delay,
             keep_vanished=options["keep_vanished"],
         )
+        run = import_replacing if replace else import_sources
         try:
-            report = import_sources(
+            report = run(
                 sources,
                 kb_dir=kb_dir,
                 options=import_options,
@@ -55,7 +66,11 @@ class Command(BaseCommand):
             sys.stderr.write("\n")
         self._print(report, as_json=as_json)
         if report.imported == 0:
-            raise CommandError("nothing could be imported")
+            raise CommandError(
+                "nothing could be imported" + (f"; {kb_dir} is unchanged" if replace else "")
+            )
+        if replace:
+            self.stdout.write(f"{kb_dir} now holds this import only (the files it held are gone).")
 
     def _progress(self, source: str, report: ImportReport) -> None:
         line = (
