@@ -56,9 +56,9 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from chat import texts
-from chat.handoff_rules import is_open, staff_name
-from chat.models import Handoff, HandoffEvent, session_hash
-from chat.selectors import handoff_position
+from chat.handoff_rules import available, next_opening, staff_name
+from chat.models import Handoff, HandoffEvent, StaffConsole, session_hash
+from chat.selectors import handoff_position, staff_online
 from chat.services import conversation_touch, turns_begin
 from chat.statements import any_owned
 
@@ -102,6 +102,7 @@ class RequestResult:
     position: int | None  # None when outside opening hours, or when a person owns it
     created: bool
     owner: str = ""  # the name of the person who owns the conversation, if one does
+    frame: dict | None = None  # offline: the handoff_offline frame (when staff are back)
 
     @property
     def offline(self) -> bool:
@@ -148,8 +149,9 @@ def handoff_request(
 ) -> RequestResult:
     """Put the conversation in the queue for a person (idempotent while one is open).
 
-    Outside ``HANDOFF_OPENING_HOURS`` the request is recorded as offline and
-    the customer is offered a callback or a ticket instead.
+    With nobody available (``person_available``: no staff console open, or outside
+    ``HANDOFF_OPENING_HOURS``) the request is recorded as offline and the customer is
+    offered a callback or a ticket instead, and told when staff are back.
     """
     conversation_touch(conversation_id=conversation_id, session_key=session_key, language=language)
     handoffs_release_abandoned()  # its owner may be gone: then it is waiting again
@@ -167,7 +169,7 @@ def handoff_request(
         if waiting.count() >= limit:
             raise TooManyRequests(client_hash)
     now = timezone.now()
-    if not is_open(settings.HANDOFF_OPENING_HOURS, timezone.localtime(now)):
+    if not person_available(now=now):
         handoff = Handoff.objects.create(
             conversation_id=conversation_id,
             status=Handoff.Status.OFFLINE,
@@ -176,7 +178,8 @@ def handoff_request(
             closed_at=now,
         )
         _event(handoff, HandoffEvent.Kind.OFFLINE, text=text)
-        return RequestResult(handoff, None, created=True)
+        frame = offline_frame(language=language, now=now)
+        return RequestResult(handoff, None, created=True, frame=frame)
     try:
         with transaction.atomic():
             handoff = Handoff.objects.create(
@@ -289,13 +292,66 @@ def handoff_release(*, conversation_id: uuid.UUID, by: AbstractBaseUser | None =
     return _release(conversation_id, by=by)
 
 
-def offline_frame(handoff: Handoff) -> dict:
-    """What a customer hears outside opening hours: a callback or a ticket instead."""
+def person_available(*, now: dt.datetime | None = None) -> bool:
+    """Whether a customer asking for a person now is queued for one (``handoff_rules.available``:
+    a staff console open somewhere, within ``HANDOFF_OPENING_HOURS`` when they are set)."""
+    now = now or timezone.now()
+    spec = settings.HANDOFF_OPENING_HOURS
+    if spec.strip().lower() in ("always", "never"):  # the hours decide alone: no read
+        return available(spec, timezone.localtime(now), staff_online=False)
+    return available(spec, timezone.localtime(now), staff_online=staff_online(now=now))
+
+
+OFFLINE_OPTIONS = ("schedule_callback", "create_ticket")
+
+
+def offline_frame(*, language: str, now: dt.datetime | None = None) -> dict:
+    """What a customer hears when nobody is available: when staff are back, and a callback or a
+    ticket instead (the consumer sends them as action cards after this frame)."""
+    now = timezone.localtime(now or timezone.now())
+    back = next_opening(settings.HANDOFF_OPENING_HOURS, now)
+    if back is None:
+        when = texts.localized(texts.HANDOFF_BACK_SOON, language)
+    else:
+        when = texts.localized(texts.HANDOFF_BACK_AT, language).format(
+            when=texts.format_moment(back, language=language, now=now)
+        )
     return {
         "type": "handoff_offline",
-        "text": texts.localized(texts.HANDOFF_OFFLINE, handoff.conversation.language),
-        "options": ["schedule_callback", "create_ticket"],
+        "text": texts.localized(texts.HANDOFF_OFFLINE, language) + " " + when,
+        "backAt": back.isoformat() if back else None,
+        "options": list(OFFLINE_OPTIONS),
     }
+
+
+def _presence_cutoff(now: dt.datetime) -> dt.datetime:
+    return now - dt.timedelta(seconds=3 * settings.STAFF_PRESENCE_SECONDS)
+
+
+@transaction.atomic
+def staff_console_open(*, channel_name: str, staff: AbstractBaseUser) -> StaffConsole:
+    """A staff console opened: a person is there to answer (``person_available``)."""
+    now = timezone.now()
+    StaffConsole.objects.filter(seen_at__lt=_presence_cutoff(now)).delete()  # dead processes'
+    console, _ = StaffConsole.objects.update_or_create(
+        channel_name=channel_name, defaults={"staff": staff, "opened_at": now, "seen_at": now}
+    )
+    return console
+
+
+@transaction.atomic
+def staff_console_seen(*, channel_names: list[str]) -> int:
+    """These consoles are still open (every ``STAFF_PRESENCE_SECONDS``); returns how many."""
+    return StaffConsole.objects.filter(channel_name__in=channel_names).update(
+        seen_at=timezone.now()
+    )
+
+
+@transaction.atomic
+def staff_console_close(*, channel_name: str) -> int:
+    """A staff console closed; returns how many rows went (0 or 1)."""
+    deleted, _ = StaffConsole.objects.filter(channel_name=channel_name).delete()
+    return deleted
 
 
 def _release(conversation_id, *, by=None, only_if_away_since=None) -> bool:
@@ -309,7 +365,7 @@ def _release(conversation_id, *, by=None, only_if_away_since=None) -> bool:
         return False
     owner = handoff.taken_by
     now = timezone.now()
-    online = is_open(settings.HANDOFF_OPENING_HOURS, timezone.localtime(now))
+    online = person_available(now=now)
     handoff.status = Handoff.Status.WAITING if online else Handoff.Status.OFFLINE
     handoff.taken_by, handoff.taken_at, handoff.owner_left_at = None, None, None
     handoff.closed_at = None if online else now
@@ -325,7 +381,7 @@ def _release(conversation_id, *, by=None, only_if_away_since=None) -> bool:
         )
         _positions_changed()
     else:
-        _to_customer(conversation_id, offline_frame(handoff))
+        _to_customer(conversation_id, offline_frame(language=handoff.conversation.language))
     _publish(
         owner_group(conversation_id),
         {"type": "handoff.closed", "conversationId": str(conversation_id)},

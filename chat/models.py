@@ -360,3 +360,31 @@ class HandoffEvent(models.Model):
 
     def __str__(self) -> str:
         return f"{self.get_kind_display()} ({self.created_at:%Y-%m-%d %H:%M:%S})"
+
+
+class StaffConsole(models.Model):
+    """An open staff console (one row a socket): whether a person is there to answer.
+
+    Written when a console opens, touched every ``STAFF_PRESENCE_SECONDS`` while
+    it stays open, deleted when it closes. A row not touched for three
+    intervals is a console whose process died: it no longer counts (and the
+    next open or close anywhere deletes it).
+    """
+
+    channel_name = models.CharField(max_length=200, unique=True)
+    staff = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="staff_consoles"
+    )
+    opened_at = models.DateTimeField()
+    seen_at = models.DateTimeField(db_index=True)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(seen_at__gte=models.F("opened_at")),
+                name="chat_staffconsole_seen_after_opened",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"Console of {self.staff} since {self.opened_at:%Y-%m-%d %H:%M}"

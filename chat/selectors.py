@@ -1,5 +1,6 @@
 """Reads of the chat audit trail."""
 
+import datetime as dt
 from dataclasses import dataclass, field
 
 from django.conf import settings
@@ -14,6 +15,7 @@ from chat.models import (
     Handoff,
     HandoffEvent,
     Message,
+    StaffConsole,
     conversation_id_for,
     session_hash,
 )
@@ -188,6 +190,12 @@ def unanswered_questions(*, since, until) -> list[dict]:
         .order_by("-created_at", "-id")
         .values("status", "created_at", "conversation_id", question=F("reply_to__text"))
     )
+
+
+def staff_online(*, now) -> bool:
+    """Whether a staff console is open anywhere (touched within three presence intervals)."""
+    cutoff = now - dt.timedelta(seconds=3 * settings.STAFF_PRESENCE_SECONDS)
+    return StaffConsole.objects.filter(seen_at__gte=cutoff).exists()
 
 
 def handoff_position(*, handoff) -> int | None:

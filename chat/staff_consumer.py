@@ -16,6 +16,8 @@ Who may stay is checked again, not only at the handshake:
 most every ``STAFF_RECHECK_SECONDS`` per socket.
 """
 
+import asyncio
+import contextlib
 import hashlib
 import logging
 import time
@@ -118,6 +120,9 @@ class StaffConsumer(AsyncJsonWebsocketConsumer):
             await self.channel_layer.group_add(group, self.channel_name)
         await self.accept()
         _CONSOLES.setdefault(self.user.pk, set()).add(self)
+        # A person is there to answer while this console is open (handoff.person_available).
+        await off_loop(handoff.staff_console_open)(channel_name=self.channel_name, staff=self.user)
+        self.presence = asyncio.get_running_loop().create_task(self._stay_present())
         await off_loop(handoff.handoff_owner_back)(staff=self.user)
         await off_loop(handoff.handoffs_release_abandoned)()  # a process that died meanwhile
         await off_loop(handoff.handoffs_expire_waiting)()
@@ -131,6 +136,9 @@ class StaffConsumer(AsyncJsonWebsocketConsumer):
         queue (``handoffs_release_abandoned``, run here after the grace and by any process)."""
         for group in getattr(self, "groups_joined", ()):
             await self.channel_layer.group_discard(group, self.channel_name)
+        if (presence := getattr(self, "presence", None)) is not None:
+            presence.cancel()
+            await off_loop(handoff.staff_console_close)(channel_name=self.channel_name)
         consoles = _CONSOLES.get(getattr(self.user, "pk", None), set())
         consoles.discard(self)
         if self.owned and not consoles:
@@ -251,6 +259,13 @@ class StaffConsumer(AsyncJsonWebsocketConsumer):
         if not allowed:
             await self.close(code=DENIED)
         return allowed
+
+    async def _stay_present(self) -> None:
+        """Say every ``STAFF_PRESENCE_SECONDS`` that this console is still open."""
+        while True:
+            await asyncio.sleep(settings.STAFF_PRESENCE_SECONDS)
+            with contextlib.suppress(Exception):  # the database is away: the next beat tries
+                await off_loop(handoff.staff_console_seen)(channel_names=[self.channel_name])
 
     async def _open(self, conversation_id: str) -> None:
         self.owned.add(conversation_id)

@@ -1,9 +1,11 @@
 """The customer's side of the live handoff, with a staff console beside it (one process)."""
 
 import asyncio
+import datetime as dt
 
 import pytest
 from asgiref.sync import sync_to_async
+from django.utils import timezone
 
 from chat import audit, handoff, sessionkeys
 from chat.models import Handoff, HandoffEvent, Message
@@ -100,18 +102,93 @@ async def test_asking_for_a_person_in_words_queues_instead_of_a_turn():
     await customer.disconnect()
 
 
-async def test_outside_opening_hours_a_callback_or_ticket_is_offered(settings):
-    """Nobody is on duty: the customer is offered a callback or a ticket; nothing is queued."""
+async def offline_and_cards(customer) -> tuple[dict, list[dict]]:
+    """The handoff_offline frame and the two action cards after it."""
+    offline = await customer.receive_json_from(timeout=5)
+    assert offline["type"] == "handoff_offline"
+    cards = [await customer.receive_json_from(timeout=5) for _ in offline["options"]]
+    return offline, cards
+
+
+async def test_outside_opening_hours_a_callback_or_ticket_is_offered_as_cards(settings):
+    """Nobody is on duty: the callback and the ticket come as pending action cards, the
+    customer need not type anything; nothing is queued."""
     settings.HANDOFF_OPENING_HOURS = "never"
     customer = await open_socket()
     await customer.send_json_to({"type": "handoff_request"})
-    offline = await customer.receive_json_from(timeout=5)
-    assert offline["type"] == "handoff_offline"
+    offline, cards = await offline_and_cards(customer)
     assert offline["options"] == ["schedule_callback", "create_ticket"]
-    assert "ring mig" in offline["text"]
+    assert "ring mig på" not in offline["text"] and "välj nedan" in offline["text"]
+    assert [(c["type"], c["action"]) for c in cards] == [
+        ("action_suggestion", "schedule_callback"),
+        ("action_suggestion", "create_ticket"),
+    ]
+    assert [c["card"]["state"] for c in cards] == ["pending", "pending"]
+    assert cards[0]["card"]["needsPhone"] is True  # the callback asks for a number on its card
     assert not await Handoff.objects.filter(status=Handoff.Status.WAITING).aexists()
     assert (await HandoffEvent.objects.aget()).kind == "offline"
     await customer.disconnect()
+
+
+async def test_the_offered_ticket_card_runs_when_confirmed(settings):
+    """The ticket card is the action the customer already knows: confirm creates the ticket."""
+    settings.HANDOFF_OPENING_HOURS = "never"
+    customer = await open_socket()
+    await customer.send_json_to({"type": "handoff_request"})
+    _, cards = await offline_and_cards(customer)
+    ticket = cards[1]["suggestionId"]
+    await customer.send_json_to({"type": "confirm_action", "suggestionId": ticket})
+    executed = await receive_until(customer, "action_executed")
+    assert executed["card"]["state"] == "done"
+    await customer.disconnect()
+
+
+async def test_with_hours_unset_an_agent_online_is_available_at_any_hour(eva, settings):
+    """No opening hours: an agent in the console is a person available, whatever the time."""
+    settings.HANDOFF_OPENING_HOURS = ""
+    console = staff_socket(await sync_to_async(session_cookie)(eva))
+    assert (await console.connect(timeout=5))[0]
+    await receive_until(console, "queue")
+    customer = await open_socket()
+    await customer.send_json_to({"type": "handoff_request"})
+    assert await customer.receive_json_from(timeout=5) == {"type": "handoff_queued", "position": 1}
+    assert (await receive_until(console, "queue"))["total"] == 1
+    await customer.disconnect()
+    await console.disconnect()
+
+
+async def test_with_hours_unset_and_no_agent_online_cards_and_when_staff_are_back(eva, settings):
+    """The last console closed: the next customer is offered the cards, told staff answer when
+    one of them is back; with hours set, told the day and time they open."""
+    settings.HANDOFF_OPENING_HOURS = ""
+    console = staff_socket(await sync_to_async(session_cookie)(eva))
+    assert (await console.connect(timeout=5))[0]
+    await receive_until(console, "queue")
+    await console.disconnect()
+    customer = await open_socket()
+    await customer.send_json_to({"type": "handoff_request"})
+    offline, cards = await offline_and_cards(customer)
+    assert "så snart någon av dem är tillbaka" in offline["text"]
+    assert offline["backAt"] is None
+    assert [c["action"] for c in cards] == ["schedule_callback", "create_ticket"]
+    await customer.disconnect()
+
+    settings.HANDOFF_OPENING_HOURS = "mon-fri 08:00-17:00; sat-sun 00:00-00:01"
+    frame = await sync_to_async(handoff.offline_frame)(
+        language="sv",
+        now=dt.datetime(2026, 11, 23, 21, 0, tzinfo=dt.UTC),  # Monday 22:00 local
+    )
+    assert frame["text"].endswith("Personalen är tillbaka i morgon kl. 08:00.")
+
+
+async def test_a_console_whose_process_died_stops_counting_as_online(eva, settings):
+    """A console row not touched for three presence intervals is nobody."""
+    settings.HANDOFF_OPENING_HOURS = ""
+    now = timezone.now()
+    await sync_to_async(handoff.staff_console_open)(channel_name="dead", staff=eva)
+    assert await sync_to_async(handoff.person_available)(now=now)
+    later = now + dt.timedelta(seconds=3 * settings.STAFF_PRESENCE_SECONDS + 1)
+    assert not await sync_to_async(handoff.person_available)(now=later)
 
 
 async def test_a_stream_stops_when_a_person_joins_and_no_agent_frame_follows(eva, settings):
