@@ -27,16 +27,20 @@ Released by time or by an admin (``handoffs_release_abandoned``, ``handoff_relea
 (``handoff_owner_away``, ``handoff_owner_back``; ``HANDOFF_RELEASE_SECONDS``; event
 ``released``.)
 
-Expired when the customer is gone (``handoffs_expire_waiting``):
+The customer's presence, and expiry when they are gone (``handoffs_expire_waiting``):
 
 | when | state | staff see |
 |---|---|---|
-| the customer's last connection closed while waiting | ``customer_left_at`` set | - |
-| a connection of the conversation opened | ``customer_left_at`` cleared | - |
-| gone past ``HANDOFF_WAITING_EXPIRE_SECONDS`` | expired (event ``expired``) | a queue without it |
+| the last connection closed | ``customer_left_at`` set | gone at once; no place in the queue |
+| a connection opened | ``customer_left_at`` cleared | there again |
+| waiting, gone past the grace | expired (event ``expired``) | a queue without it |
+
+(Waiting or active; the owner hears ``customer_presence``; the grace is
+``HANDOFF_WAITING_EXPIRE_SECONDS``.)
 
 (``handoff_customer_away``, ``handoff_customer_here``; run wherever abandoned
-conversations are released.)
+conversations are released.) Taking a conversation whose customer is gone
+works, and the console says they are gone (``customerPresent`` false).
 
 A released conversation is waiting again: the agent answers meanwhile, and
 any staff member may take it.
@@ -129,8 +133,10 @@ def _queue_changed() -> None:
 
 
 def _positions_changed() -> None:
-    """Tell each waiting customer their place in the queue now."""
-    waiting = Handoff.objects.filter(status=Handoff.Status.WAITING).order_by("requested_at", "id")
+    """Tell each waiting customer who is there their place in the queue now."""
+    waiting = Handoff.objects.filter(
+        status=Handoff.Status.WAITING, customer_left_at__isnull=True
+    ).order_by("requested_at", "id")
     for position, conversation_id in enumerate(
         waiting.values_list("conversation_id", flat=True), 1
     ):
@@ -233,18 +239,28 @@ def handoffs_release_abandoned(*, now=None) -> int:
 
 @transaction.atomic
 def handoff_customer_away(*, conversation_id: uuid.UUID) -> int:
-    """The customer's last connection closed: the clock of ``HANDOFF_WAITING_EXPIRE_SECONDS``
-    starts for the conversation's waiting request (unless it is running already)."""
-    return Handoff.objects.filter(
-        conversation_id=conversation_id,
-        status=Handoff.Status.WAITING,
-        customer_left_at__isnull=True,
-    ).update(customer_left_at=timezone.now())
+    """The customer's last connection closed: staff see them gone at once (the queue, and the
+    owner's console), the places behind them move up, and for a waiting request the clock of
+    ``HANDOFF_WAITING_EXPIRE_SECONDS`` starts (unless it is running already)."""
+    gone = list(
+        Handoff.objects.select_for_update().filter(
+            conversation_id=conversation_id,
+            status__in=(Handoff.Status.WAITING, Handoff.Status.ACTIVE),
+            customer_left_at__isnull=True,
+        )
+    )
+    now = timezone.now()
+    for handoff in gone:
+        handoff.customer_left_at = now
+        handoff.save(update_fields=["customer_left_at"])
+        _presence_changed(handoff, present=False)
+    return sum(handoff.status == Handoff.Status.WAITING for handoff in gone)
 
 
+@transaction.atomic
 def handoff_customer_here(*, conversation_id: uuid.UUID) -> str | None:
-    """A connection of the conversation opened: the owner's name, or None. A waiting
-    request's clock stops (one UPDATE, only when it was running)."""
+    """A connection of the conversation opened: the owner's name, or None. A customer who was
+    gone is there again (a waiting request's clock stops; staff see them back)."""
     handoff = (
         Handoff.objects.filter(
             conversation_id=conversation_id,
@@ -255,13 +271,34 @@ def handoff_customer_here(*, conversation_id: uuid.UUID) -> str | None:
     )
     if handoff is None:
         return None
-    if handoff.status == Handoff.Status.ACTIVE:
-        return staff_name(handoff.taken_by)
     if handoff.customer_left_at is not None:
-        Handoff.objects.filter(pk=handoff.pk, status=Handoff.Status.WAITING).update(
+        back = Handoff.objects.filter(pk=handoff.pk, customer_left_at__isnull=False).update(
             customer_left_at=None
         )
+        if back:
+            _presence_changed(handoff, present=True)
+    if handoff.status == Handoff.Status.ACTIVE:
+        return staff_name(handoff.taken_by)
     return None
+
+
+def _presence_changed(handoff: Handoff, *, present: bool) -> None:
+    """Staff see the customer gone or back (after commit); the waiting hear their places."""
+    _queue_changed()
+    if handoff.status == Handoff.Status.WAITING:
+        _positions_changed()
+    else:
+        _publish(
+            owner_group(handoff.conversation_id),
+            {
+                "type": "handoff.customer",
+                "frame": {
+                    "type": "customer_presence",
+                    "conversationId": str(handoff.conversation_id),
+                    "present": present,
+                },
+            },
+        )
 
 
 @transaction.atomic

@@ -199,15 +199,20 @@ def staff_online(*, now) -> bool:
 
 
 def handoff_position(*, handoff) -> int | None:
-    """The handoff's place in the waiting queue (1 = next), None when it is not waiting."""
+    """The handoff's place in the waiting queue (1 = next), None when it is not waiting; only
+    customers who are there (a connection open) count ahead of it."""
     if handoff.status != Handoff.Status.WAITING:
         return None
     return (
         Handoff.objects.filter(
-            status=Handoff.Status.WAITING, requested_at__lte=handoff.requested_at
+            status=Handoff.Status.WAITING,
+            requested_at__lte=handoff.requested_at,
+            customer_left_at__isnull=True,  # customers who are gone hold no place
         )
         .exclude(requested_at=handoff.requested_at, id__gt=handoff.id)
+        .exclude(pk=handoff.pk)
         .count()
+        + 1
     )
 
 
@@ -231,7 +236,8 @@ def handoff_queue(*, limit: int | None = None) -> list[dict]:
     )[:limit]
     for handoff in handoffs:
         waiting = handoff.status == Handoff.Status.WAITING
-        position += waiting
+        present = handoff.customer_left_at is None
+        position += waiting and present
         question = (
             Message.objects.filter(conversation_id=handoff.conversation_id, role=Message.Role.USER)
             .order_by("-created_at", "-id")
@@ -242,7 +248,9 @@ def handoff_queue(*, limit: int | None = None) -> list[dict]:
             {
                 "conversationId": str(handoff.conversation_id),
                 "status": handoff.status,
-                "position": position if waiting else None,
+                "position": position if waiting and present else None,
+                "present": present,
+                "leftAt": handoff.customer_left_at.isoformat() if not present else None,
                 "requestedAt": handoff.requested_at.isoformat(),
                 "takenBy": handoff.taken_by.get_username() if handoff.taken_by else None,
                 "language": handoff.conversation.language,
@@ -250,6 +258,15 @@ def handoff_queue(*, limit: int | None = None) -> list[dict]:
             }
         )
     return items
+
+
+def handoff_customer_present(*, conversation_id) -> bool:
+    """Whether the customer of the conversation's open handoff has a connection open."""
+    return not Handoff.objects.filter(
+        conversation_id=conversation_id,
+        status__in=(Handoff.Status.WAITING, Handoff.Status.ACTIVE),
+        customer_left_at__isnull=False,
+    ).exists()
 
 
 def handoff_history(*, conversation_id) -> list[dict]:

@@ -37,7 +37,12 @@ from chat import handoff
 from chat.asyncdb import off_loop, off_loop_later
 from chat.models import Handoff
 from chat.ratelimit import limiter_from_setting
-from chat.selectors import handoff_history, handoff_queue, handoff_queue_total
+from chat.selectors import (
+    handoff_customer_present,
+    handoff_history,
+    handoff_queue,
+    handoff_queue_total,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -271,8 +276,14 @@ class StaffConsumer(AsyncJsonWebsocketConsumer):
         self.owned.add(conversation_id)
         await self.channel_layer.group_add(handoff.owner_group(conversation_id), self.channel_name)
         history = await off_loop(handoff_history)(conversation_id=conversation_id)
+        present = await off_loop(handoff_customer_present)(conversation_id=conversation_id)
         await self.send_json(
-            {"type": "conversation", "conversationId": conversation_id, "history": history}
+            {
+                "type": "conversation",
+                "conversationId": conversation_id,
+                "history": history,
+                "customerPresent": present,  # False: taken, but the customer has gone
+            }
         )
 
     async def _send_queue(self) -> None:

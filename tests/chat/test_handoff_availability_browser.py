@@ -3,10 +3,12 @@ agent has the staff console open; with nobody online the customer gets the callb
 ticket as cards, and is told when staff are back.
 
 One daphne process, ``HANDOFF_OPENING_HOURS`` unset (the default); the customers and the
-agent are separate browser contexts.
+agent are separate browser contexts. A customer who closes the tab shows as gone in the
+console (the time it took is printed: ``-s``).
 """
 
 import re
+import time
 
 import pytest
 
@@ -83,3 +85,9 @@ def test_offline_cards_with_nobody_online_then_queued_once_an_agent_is(server_ur
         1, timeout=TIMEOUT_MS
     )
     assert second.locator(".card").count() == 0
+
+    # The customer closes the tab: the console shows them gone at once (measured, printed).
+    started = time.monotonic()
+    second.close()
+    expect(queue).to_contain_text("gone (closed the chat)", timeout=TIMEOUT_MS)
+    print(f"gone in the console {time.monotonic() - started:.2f} s after the tab closed")

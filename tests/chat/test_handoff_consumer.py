@@ -489,3 +489,66 @@ async def test_a_waiting_request_expires_when_the_customer_is_gone(eva, settings
     assert await HandoffEvent.objects.filter(handoff=row, kind="expired").aexists()
     assert (await receive_until(console, "queue"))["items"] == []
     await console.disconnect()
+
+
+def customer_cookie() -> list[tuple[bytes, bytes]]:
+    return [(b"cookie", f"sessionid={sessionkeys.issue()}".encode())]
+
+
+async def queue_where(console, check) -> dict:
+    """The console's queue frames until one satisfies ``check``."""
+    while not check(frame := await receive_until(console, "queue")):
+        pass
+    return frame
+
+
+async def test_a_customer_who_closed_the_chat_shows_as_gone_and_holds_no_place(eva):
+    """The last tab closes: at once the console lists them gone, the customer behind moves
+    up to 1, and the next to ask is told 2, not 3."""
+    console = staff_socket(await sync_to_async(session_cookie)(eva))
+    assert (await console.connect(timeout=5))[0]
+    await receive_until(console, "queue")
+    anna, bo = await open_socket(headers=customer_cookie()), await open_socket()
+    await anna.send_json_to({"type": "handoff_request"})
+    assert (await receive_until(anna, "handoff_queued"))["position"] == 1
+    await bo.send_json_to({"type": "handoff_request"})
+    assert (await receive_until(bo, "handoff_queued"))["position"] == 2
+    first = await Handoff.objects.order_by("requested_at", "id").afirst()
+
+    await anna.disconnect()
+    queue = await queue_where(console, lambda f: any(not i["present"] for i in f["items"]))
+    gone = next(i for i in queue["items"] if i["conversationId"] == str(first.conversation_id))
+    assert (gone["present"], gone["position"]) == (False, None)
+    assert [i["position"] for i in queue["items"] if i["present"]] == [1]
+    assert await receive_until(bo, "handoff_queued") == {"type": "handoff_queued", "position": 1}
+
+    carl = await open_socket()
+    await carl.send_json_to({"type": "handoff_request"})
+    assert (await receive_until(carl, "handoff_queued"))["position"] == 2
+    for socket in (bo, carl, console):
+        await socket.disconnect()
+
+
+async def test_taking_a_gone_customers_conversation_says_so_and_their_return_too(eva):
+    """Taken while the customer is gone: the conversation frame says so; when they open the
+    chat again the owner hears they are back."""
+    cookie = customer_cookie()
+    customer = await open_socket(headers=cookie)
+    await customer.send_json_to({"type": "handoff_request"})
+    await receive_until(customer, "handoff_queued")
+    await customer.disconnect()
+    conversation_id = await queued_conversation()
+    console = staff_socket(await sync_to_async(session_cookie)(eva))
+    assert (await console.connect(timeout=5))[0]
+    await console.send_json_to({"type": "take", "conversationId": conversation_id})
+    opened = await receive_until(console, "conversation")
+    assert opened["customerPresent"] is False
+
+    again = await open_socket(headers=cookie)
+    assert (await receive_until(again, "agent_joined"))["name"] == "Eva"
+    back = await receive_until(console, "customer_presence")
+    assert back == {"type": "customer_presence", "conversationId": conversation_id, "present": True}
+    await again.disconnect()
+    gone = await receive_until(console, "customer_presence")
+    assert gone["present"] is False
+    await console.disconnect()
