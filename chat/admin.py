@@ -17,13 +17,11 @@ from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 
 from actions.admin_tools import ReadOnlyAdminMixin, ReadOnlyInline, export_jsonl, timeline_link
-from chat import gaps, handoff, selectors, services, widget
+from chat import gaps, selectors, services, widget
 from chat.models import (
     AnswerReview,
     Conversation,
     Feedback,
-    Handoff,
-    HandoffEvent,
     Message,
     RejectedAnswer,
 )
@@ -574,79 +572,3 @@ class FeedbackAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
     @admin.display(description="timeline")
     def timeline(self, obj) -> str:
         return timeline_link(obj.message.conversation_id)
-
-
-class HandoffEventInline(ReadOnlyInline):
-    model = HandoffEvent
-    fields = ("created_at", "kind", "staff", "text", "message_id")
-    readonly_fields = fields
-    ordering = ("created_at", "id")
-
-
-@admin.register(Handoff)
-class HandoffAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
-    """Customers who asked for a person: who took them, when, and every step (audit rows)."""
-
-    list_display = ("requested_at", "status", "source", "taken_by", "taken_at", "timeline")
-    list_filter = (
-        "status",
-        "source",
-        "requested_at",
-        ("taken_by", admin.RelatedOnlyFieldListFilter),
-    )
-    list_select_related = ("taken_by",)
-    ordering = ("-requested_at", "-id")
-    readonly_fields = (
-        "conversation",
-        "timeline",
-        "status",
-        "source",
-        "requested_at",
-        "taken_by",
-        "taken_at",
-        "closed_at",
-    )
-    inlines = [HandoffEventInline]
-    actions = [export_jsonl, "release"]
-
-    @admin.display(description="timeline")
-    def timeline(self, obj) -> str:
-        return timeline_link(obj.conversation_id)
-
-    @admin.action(
-        description="Release to the queue (the person is gone; the agent answers meanwhile)",
-        permissions=["release"],
-    )
-    def release(self, request: HttpRequest, queryset) -> None:
-        released = sum(
-            handoff.handoff_release(conversation_id=conversation_id, by=request.user)
-            for conversation_id in queryset.filter(status=Handoff.Status.ACTIVE).values_list(
-                "conversation_id", flat=True
-            )
-        )
-        self.message_user(request, f"{released} conversation(s) back in the queue.")
-
-    def has_release_permission(self, request: HttpRequest) -> bool:
-        return request.user.has_perm("chat.handle_handoff")
-
-
-@admin.register(HandoffEvent)
-class HandoffEventAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
-    list_display = ("created_at", "kind", "staff", "text", "timeline")
-    list_filter = ("kind", "created_at")
-    list_select_related = ("staff",)
-    search_fields = ("text",)
-    readonly_fields = (
-        "handoff",
-        "conversation",
-        "kind",
-        "staff",
-        "text",
-        "message_id",
-        "created_at",
-    )
-    actions = [export_jsonl]
-
-    @admin.display(description="timeline")
-    def timeline(self, obj) -> str:
-        return timeline_link(obj.conversation_id)

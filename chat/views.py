@@ -2,8 +2,6 @@ import json
 from urllib.parse import urlsplit
 
 from django.conf import settings
-from django.contrib.admin.views.decorators import staff_member_required
-from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.utils import timezone, translation
@@ -218,11 +216,3 @@ def widget_demo(request: HttpRequest) -> HttpResponse:
     if not settings.DEBUG:
         raise Http404
     return render(request, "chat/widget_demo.html", {"lang": request.GET.get("lang", "sv")})
-
-
-@staff_member_required
-def staff_console(request: HttpRequest) -> HttpResponse:
-    """The staff console: the live handoff queue; after the admin login, with the permission."""
-    if not request.user.has_perm("chat.handle_handoff"):
-        raise PermissionDenied
-    return render(request, "staff/console.html", {"staff_name": request.user.get_username()})

@@ -9,6 +9,7 @@ from django.utils import timezone
 
 from chat import audit, handoff, sessionkeys
 from chat.models import Handoff, HandoffEvent, Message
+from staff import handoff as staff_handoff
 from tests.chat.conftest import open_socket, run_turn
 from tests.chat.handoff_helpers import receive_until, session_cookie, staff_socket, staff_user
 
@@ -185,7 +186,7 @@ async def test_a_console_whose_process_died_stops_counting_as_online(eva, settin
     """A console row not touched for three presence intervals is nobody."""
     settings.HANDOFF_OPENING_HOURS = ""
     now = timezone.now()
-    await sync_to_async(handoff.staff_console_open)(channel_name="dead", staff=eva)
+    await sync_to_async(staff_handoff.staff_console_open)(channel_name="dead", staff=eva)
     assert await sync_to_async(handoff.person_available)(now=now)
     later = now + dt.timedelta(seconds=3 * settings.STAFF_PRESENCE_SECONDS + 1)
     assert not await sync_to_async(handoff.person_available)(now=later)
@@ -200,7 +201,7 @@ async def test_a_stream_stops_when_a_person_joins_and_no_agent_frame_follows(eva
     conversation_id = await queued_conversation()
     await customer.send_json_to({"type": "message", "id": "slow", "text": "Vad kostar premium?"})
     assert (await customer.receive_json_from(timeout=5))["type"] == "stream"
-    await sync_to_async(handoff.handoff_take)(conversation_id=conversation_id, staff=eva)
+    await sync_to_async(staff_handoff.handoff_take)(conversation_id=conversation_id, staff=eva)
     seen = []
     while (frame := await customer.receive_json_from(timeout=5))["type"] != "agent_joined":
         seen.append(frame)
@@ -258,8 +259,8 @@ async def test_a_join_that_never_reached_the_connection_is_found_at_the_next_mes
     await customer.send_json_to({"type": "handoff_request"})
     await customer.receive_json_from(timeout=5)
     conversation_id = await queued_conversation()
-    monkeypatch.setattr(handoff, "_to_customer", lambda *args: None)  # the join is lost
-    await sync_to_async(handoff.handoff_take)(conversation_id=conversation_id, staff=eva)
+    monkeypatch.setattr(staff_handoff, "to_customer", lambda *args: None)  # the join is lost
+    await sync_to_async(staff_handoff.handoff_take)(conversation_id=conversation_id, staff=eva)
     monkeypatch.undo()
 
     await customer.send_json_to({"type": "message", "id": "lost", "text": "Vad kostar premium?"})
@@ -287,7 +288,7 @@ async def test_a_reconnecting_customer_still_talks_to_the_person(eva):
     await customer.send_json_to({"type": "message", "id": "p", "text": "talk to a human"})
     await receive_until(customer, "handoff_queued")
     conversation_id = await queued_conversation()
-    await sync_to_async(handoff.handoff_take)(conversation_id=conversation_id, staff=eva)
+    await sync_to_async(staff_handoff.handoff_take)(conversation_id=conversation_id, staff=eva)
     assert (await customer.receive_json_from(timeout=5))["type"] == "agent_joined"
     await customer.disconnect()
 
@@ -309,7 +310,7 @@ async def test_waiting_customers_hear_their_place_move_up(eva):
     waiting = await sync_to_async(list)(
         Handoff.objects.order_by("requested_at", "id").values_list("conversation_id", flat=True)
     )
-    await sync_to_async(handoff.handoff_take)(conversation_id=waiting[0], staff=eva)
+    await sync_to_async(staff_handoff.handoff_take)(conversation_id=waiting[0], staff=eva)
     assert (await first.receive_json_from(timeout=5))["type"] == "agent_joined"
     assert await second.receive_json_from(timeout=5) == {"type": "handoff_queued", "position": 1}
     for customer in (first, second):
@@ -325,10 +326,10 @@ async def test_the_transcript_after_a_reload_keeps_what_the_person_wrote(eva):
     await customer.send_json_to({"type": "handoff_request"})
     await customer.receive_json_from(timeout=5)
     conversation_id = await queued_conversation()
-    await sync_to_async(handoff.handoff_take)(conversation_id=conversation_id, staff=eva)
+    await sync_to_async(staff_handoff.handoff_take)(conversation_id=conversation_id, staff=eva)
     await customer.send_json_to({"type": "message", "id": "q", "text": "Hej?"})
     await receive_until(customer, "handoff_delivered")
-    await sync_to_async(handoff.handoff_staff_message)(
+    await sync_to_async(staff_handoff.handoff_staff_message)(
         conversation_id=conversation_id, staff=eva, text="Hej, Eva här."
     )
     await customer.disconnect()

@@ -2,7 +2,7 @@
 
 Authenticated by the Django session (the admin login); only active staff with
 ``chat.handle_handoff`` get in. Frames are listed in docs/protocol.md ("Staff
-console"). Each hook parses a frame and calls one service of ``chat.handoff``;
+console"). Each hook parses a frame and calls one service of ``staff.handoff``;
 what other processes must hear goes over the channel layer.
 
 Who may stay is checked again, not only at the handshake:
@@ -33,11 +33,12 @@ from django.contrib.auth.signals import user_logged_out
 from django.contrib.sessions.backends.base import SessionBase
 from django.dispatch import receiver
 
-from chat import handoff
+from chat import handoff as chat_handoff
 from chat.asyncdb import off_loop, off_loop_later
 from chat.models import Handoff
 from chat.ratelimit import limiter_from_setting
-from chat.selectors import (
+from staff import handoff
+from staff.selectors import (
     handoff_customer_present,
     handoff_history,
     handoff_queue,
@@ -93,7 +94,7 @@ _CONSOLES: dict[int, set] = {}
 
 def _release_later() -> None:
     """Release what is still abandoned once the grace has passed (the task outlives the socket)."""
-    off_loop_later(settings.HANDOFF_RELEASE_SECONDS + 0.1, handoff.handoffs_release_abandoned)
+    off_loop_later(settings.HANDOFF_RELEASE_SECONDS + 0.1, chat_handoff.handoffs_release_abandoned)
 
 
 def _queue_page() -> tuple[list[dict], int]:
@@ -120,7 +121,7 @@ class StaffConsumer(AsyncJsonWebsocketConsumer):
             return
         self.session = self.scope.get("session")
         self.checked_at = time.monotonic()
-        self.groups_joined = [handoff.STAFF_GROUP, session_group(self.session.session_key)]
+        self.groups_joined = [chat_handoff.STAFF_GROUP, session_group(self.session.session_key)]
         for group in self.groups_joined:
             await self.channel_layer.group_add(group, self.channel_name)
         await self.accept()
@@ -129,8 +130,8 @@ class StaffConsumer(AsyncJsonWebsocketConsumer):
         await off_loop(handoff.staff_console_open)(channel_name=self.channel_name, staff=self.user)
         self.presence = asyncio.get_running_loop().create_task(self._stay_present())
         await off_loop(handoff.handoff_owner_back)(staff=self.user)
-        await off_loop(handoff.handoffs_release_abandoned)()  # a process that died meanwhile
-        await off_loop(handoff.handoffs_expire_waiting)()
+        await off_loop(chat_handoff.handoffs_release_abandoned)()  # a process that died meanwhile
+        await off_loop(chat_handoff.handoffs_expire_waiting)()
         await self._send_queue()
         for conversation_id in await off_loop(_owned_conversations)(self.user):
             await self._open(conversation_id)
@@ -153,7 +154,7 @@ class StaffConsumer(AsyncJsonWebsocketConsumer):
             _release_later()
         for conversation_id in self.owned:
             await self.channel_layer.group_discard(
-                handoff.owner_group(conversation_id), self.channel_name
+                chat_handoff.owner_group(conversation_id), self.channel_name
             )
 
     async def receive_json(self, content, **kwargs) -> None:
@@ -208,7 +209,7 @@ class StaffConsumer(AsyncJsonWebsocketConsumer):
         """Show the customer that the owner is typing."""
         if conversation_id in self.owned:
             await self.channel_layer.group_send(
-                handoff.customer_group(conversation_id),
+                chat_handoff.customer_group(conversation_id),
                 {"type": "handoff.frame", "frame": {"type": "agent_typing"}},
             )
 
@@ -249,7 +250,7 @@ class StaffConsumer(AsyncJsonWebsocketConsumer):
         conversation_id = event["conversationId"]
         self.owned.discard(conversation_id)
         await self.channel_layer.group_discard(
-            handoff.owner_group(conversation_id), self.channel_name
+            chat_handoff.owner_group(conversation_id), self.channel_name
         )
         await self.send_json({"type": "closed", "conversationId": conversation_id})
 
@@ -274,7 +275,9 @@ class StaffConsumer(AsyncJsonWebsocketConsumer):
 
     async def _open(self, conversation_id: str) -> None:
         self.owned.add(conversation_id)
-        await self.channel_layer.group_add(handoff.owner_group(conversation_id), self.channel_name)
+        await self.channel_layer.group_add(
+            chat_handoff.owner_group(conversation_id), self.channel_name
+        )
         history = await off_loop(handoff_history)(conversation_id=conversation_id)
         present = await off_loop(handoff_customer_present)(conversation_id=conversation_id)
         await self.send_json(

@@ -9,6 +9,7 @@ from django.test import Client
 
 from chat import handoff
 from chat.models import Handoff, HandoffEvent
+from staff import handoff as staff_handoff
 from tests.chat.handoff_helpers import receive_until, session_cookie, staff_socket, staff_user
 
 pytestmark = [
@@ -135,7 +136,7 @@ async def test_reconnecting_owner_gets_their_conversations_back(anna, anna_cooki
     """A console that reconnects reopens the conversations its user still owns."""
     conversation_id = uuid.uuid4()
     await request_handoff(conversation_id=conversation_id, text="talk to a human")
-    await sync_to_async(handoff.handoff_take)(conversation_id=conversation_id, staff=anna)
+    await sync_to_async(staff_handoff.handoff_take)(conversation_id=conversation_id, staff=anna)
     ws = staff_socket(anna_cookie)
     assert (await ws.connect(timeout=5))[0]
     opened = await receive_until(ws, "conversation")
