@@ -240,6 +240,7 @@ class Handoff(models.Model):
     | active  | set      | never (any frame)  | agent_joined, agent_message... |
     | closed  | any      | yes                | agent_left                     |
     | offline | empty    | yes                | handoff_offline (callback/ticket instead) |
+    | resolved | any     | yes                | agent_left (staff may reopen it) |
 
     At most one waiting or active handoff per conversation (a constraint),
     and "take" is one conditional UPDATE from waiting to active: exactly one
@@ -252,6 +253,7 @@ class Handoff(models.Model):
         CLOSED = "closed", "Handed back to the agent"
         OFFLINE = "offline", "Outside opening hours"
         EXPIRED = "expired", "The customer left before anyone took it"
+        RESOLVED = "resolved", "Resolved by staff (the agent answers again)"
 
     class Source(models.TextChoices):
         BUTTON = "button", "Button"
@@ -293,7 +295,7 @@ class Handoff(models.Model):
             ),
             models.CheckConstraint(
                 condition=models.Q(
-                    status__in=["waiting", "active", "closed", "offline", "expired"]
+                    status__in=["waiting", "active", "closed", "offline", "expired", "resolved"]
                 ),
                 name="chat_handoff_status_valid",
             ),
@@ -325,6 +327,11 @@ class HandoffEvent(models.Model):
         LEFT = "left", "Staff handed back to the agent"
         RELEASED = "released", "Back in the queue: the person was gone, or an admin released it"
         EXPIRED = "expired", "The customer left the queue (gone past the grace period)"
+        ASSIGNED = "assigned", "Assigned to a colleague"
+        RESOLVED = "resolved", "Resolved"
+        REOPENED = "reopened", "Reopened"
+        NOTE = "note", "Private note (staff only)"
+        SENT_OVER_FLAG = "sent_over_flag", "Sent over the flag: a number the KB does not state"
 
     handoff = models.ForeignKey(Handoff, on_delete=models.PROTECT, related_name="events")
     conversation = models.ForeignKey(
@@ -352,6 +359,11 @@ class HandoffEvent(models.Model):
                         "left",
                         "released",
                         "expired",
+                        "assigned",
+                        "resolved",
+                        "reopened",
+                        "note",
+                        "sent_over_flag",
                     ]
                 ),
                 name="chat_handoffevent_kind_valid",

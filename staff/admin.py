@@ -5,8 +5,9 @@ from django.http import HttpRequest
 
 from actions.admin_tools import ReadOnlyAdminMixin, ReadOnlyInline, export_jsonl, timeline_link
 from chat.models import Handoff, HandoffEvent
-from staff.consumer import PERMISSION
 from staff.handoff import handoff_release
+from staff.models import SavedReply
+from staff.permissions import PERMISSION
 
 
 class HandoffEventInline(ReadOnlyInline):
@@ -83,3 +84,13 @@ class HandoffEventAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
     @admin.display(description="timeline")
     def timeline(self, obj) -> str:
         return timeline_link(obj.conversation_id)
+
+
+@admin.register(SavedReply)
+class SavedReplyAdmin(admin.ModelAdmin):
+    """Replies staff insert in the console; who may add, change or delete them is the model's
+    permissions (``staff.add_savedreply``, ``change_``, ``delete_``), given per user or group."""
+
+    list_display = ("title", "language", "text", "updated_at")
+    list_filter = ("language",)
+    search_fields = ("title", "text")

@@ -27,6 +27,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from chat.handoff import (
+    STAFF_GROUP,
     HandoffError,
     event_record,
     owner_group,
@@ -38,6 +39,9 @@ from chat.handoff import (
 )
 from chat.handoff_rules import staff_name
 from chat.models import Handoff, HandoffEvent, StaffConsole
+from grounding.answer_check import answer_check
+from grounding.selectors import current_index
+from staff.permissions import may_handle_handoffs
 
 
 class AlreadyTaken(HandoffError):
@@ -139,9 +143,11 @@ def handoff_take(*, conversation_id: uuid.UUID, staff: AbstractBaseUser) -> Hand
 
 @transaction.atomic
 def handoff_staff_message(
-    *, conversation_id: uuid.UUID, staff: AbstractBaseUser, text: str
+    *, conversation_id: uuid.UUID, staff: AbstractBaseUser, text: str, flags: list | None = None
 ) -> HandoffEvent:
-    """The owner's message to the customer (kept in the audit trail)."""
+    """The owner's message to the customer (kept in the audit trail). ``flags``: the numbers
+    the console flagged (``staff_message_flags``) that the owner chose to send anyway; the
+    timeline records the message as sent over the flag."""
     handoff = _owned(conversation_id, staff)
     event = event_record(
         handoff,
@@ -150,6 +156,15 @@ def handoff_staff_message(
         text=text,
         message_id=f"agent_{uuid.uuid4().hex[:12]}",
     )
+    if flags:
+        numbers = ", ".join(str(flag.get("text") or flag.get("value") or flag) for flag in flags)
+        event_record(
+            handoff,
+            HandoffEvent.Kind.SENT_OVER_FLAG,
+            staff=staff,
+            text=f"Sent over the flag (not in the KB: {numbers})",
+            message_id=event.message_id,
+        )
     to_customer(
         conversation_id, {"type": "agent_message", "messageId": event.message_id, "text": text}
     )
@@ -182,3 +197,108 @@ def _owned(conversation_id, staff) -> Handoff:
     if handoff is None or handoff.taken_by_id != staff.pk:
         raise NotOwner(str(conversation_id))
     return handoff
+
+
+class NotAllowed(HandoffError):
+    """The colleague may not handle handoffs, or the conversation is not in a state for it."""
+
+
+ASSIGNED = "handoff.assigned"  # to every console: the conversation is the colleague's now
+
+
+@transaction.atomic
+def handoff_assign(
+    *, conversation_id: uuid.UUID, staff: AbstractBaseUser, to: AbstractBaseUser
+) -> Handoff:
+    """The owner gives the conversation to a colleague (``to`` must may handle handoffs): the
+    customer hears who joined; the colleague's consoles open it, the owner's close it."""
+    handoff = _owned(conversation_id, staff)
+    if to.pk == staff.pk or not may_handle_handoffs(to):
+        raise NotAllowed(str(to.pk))
+    handoff.taken_by, handoff.taken_at, handoff.owner_left_at = to, timezone.now(), None
+    handoff.save(update_fields=["taken_by", "taken_at", "owner_left_at"])
+    event_record(handoff, HandoffEvent.Kind.ASSIGNED, staff=staff, text=staff_name(to))
+    to_customer(conversation_id, {"type": "agent_joined", "name": staff_name(to)})
+    publish(
+        owner_group(conversation_id),
+        {"type": "handoff.closed", "conversationId": str(conversation_id)},
+    )
+    publish(STAFF_GROUP, {"type": ASSIGNED, "conversationId": str(conversation_id), "to": to.pk})
+    queue_changed()
+    return handoff
+
+
+@transaction.atomic
+def handoff_resolve(*, conversation_id: uuid.UUID, staff: AbstractBaseUser) -> Handoff:
+    """The owner resolves the conversation: the agent answers the customer again, and the
+    inbox lists it as resolved (any staff member may reopen it)."""
+    handoff = _owned(conversation_id, staff)
+    handoff.status, handoff.closed_at = Handoff.Status.RESOLVED, timezone.now()
+    handoff.save(update_fields=["status", "closed_at"])
+    event_record(handoff, HandoffEvent.Kind.RESOLVED, staff=staff)
+    to_customer(conversation_id, {"type": "agent_left", "name": staff_name(staff)})
+    publish(
+        owner_group(conversation_id),
+        {"type": "handoff.closed", "conversationId": str(conversation_id)},
+    )
+    queue_changed()
+    return handoff
+
+
+@transaction.atomic
+def handoff_reopen(*, conversation_id: uuid.UUID, staff: AbstractBaseUser) -> Handoff:
+    """A resolved conversation is ``staff``'s again (active): the customer hears who joined.
+    ``NotAllowed`` when its last handoff is not resolved (or another is open)."""
+    handoff = (
+        Handoff.objects.select_for_update()
+        .filter(conversation_id=conversation_id)
+        .order_by("-requested_at", "-id")
+        .first()
+    )
+    if handoff is None or handoff.status != Handoff.Status.RESOLVED:
+        raise NotAllowed(str(conversation_id))
+    now = timezone.now()
+    handoff.status, handoff.taken_by, handoff.taken_at = Handoff.Status.ACTIVE, staff, now
+    handoff.closed_at, handoff.owner_left_at = None, None
+    handoff.save(update_fields=["status", "taken_by", "taken_at", "closed_at", "owner_left_at"])
+    event_record(handoff, HandoffEvent.Kind.REOPENED, staff=staff)
+    to_customer(conversation_id, {"type": "agent_joined", "name": staff_name(staff)})
+    queue_changed()
+    return handoff
+
+
+@transaction.atomic
+def handoff_note(*, conversation_id: uuid.UUID, staff: AbstractBaseUser, text: str) -> HandoffEvent:
+    """A private note on the conversation's timeline: staff read it, the customer never does
+    (nothing goes to the customer's group, and their transcript has no notes)."""
+    handoff = (
+        Handoff.objects.filter(conversation_id=conversation_id)
+        .order_by("-requested_at", "-id")
+        .first()
+    )
+    if handoff is None:
+        raise NotAllowed(str(conversation_id))
+    event = event_record(handoff, HandoffEvent.Kind.NOTE, staff=staff, text=text)
+    publish(
+        owner_group(conversation_id),
+        {
+            "type": "handoff.customer",  # the owner's consoles show it (not the customer's)
+            "frame": {
+                "type": "note",
+                "conversationId": str(conversation_id),
+                "text": text,
+                "by": staff_name(staff),
+            },
+        },
+    )
+    return event
+
+
+def staff_message_flags(*, text: str) -> list[dict]:
+    """The numbers of an agent's message that the KB does not state about their subject
+    (``grounding.answer_check`` on the message, as the agent's own answers are checked);
+    [] when there are none. Read-only."""
+    check = answer_check(index=current_index(), question=text, answer=text)
+    if check.grounded:
+        return []
+    return list(check.unsupported)

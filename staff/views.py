@@ -5,7 +5,7 @@ from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
-from staff.consumer import PERMISSION
+from staff.permissions import PERMISSION
 
 
 @staff_member_required

@@ -190,7 +190,7 @@ async def test_logging_out_closes_that_sessions_staff_sockets(anna, anna_cookie)
     """The admin's logout: the open console of that browser session is closed (4403)."""
     ws = staff_socket(anna_cookie)
     assert (await ws.connect(timeout=5))[0]
-    await ws.receive_json_from(timeout=5)
+    await receive_until(ws, "workspace")  # the queue, then colleagues and saved replies
 
     def log_out():
         client = Client()
@@ -208,7 +208,7 @@ async def test_a_staff_console_is_rate_limited(anna, anna_cookie, settings):
     settings.STAFF_RATE_LIMIT = "5/10"
     ws = staff_socket(anna_cookie)
     assert (await ws.connect(timeout=5))[0]
-    await ws.receive_json_from(timeout=5)
+    await receive_until(ws, "workspace")  # the frames of the connect
     missing = str(uuid.uuid4())
     for _ in range(8):
         await ws.send_json_to({"type": "take", "conversationId": missing})
