@@ -217,7 +217,9 @@ def handoff_assign(
         raise NotAllowed(str(to.pk))
     handoff.taken_by, handoff.taken_at, handoff.owner_left_at = to, timezone.now(), None
     handoff.save(update_fields=["taken_by", "taken_at", "owner_left_at"])
-    event_record(handoff, HandoffEvent.Kind.ASSIGNED, staff=staff, text=staff_name(to))
+    event_record(
+        handoff, HandoffEvent.Kind.ASSIGNED, staff=staff, text=f"Assigned to {staff_name(to)}"
+    )
     to_customer(conversation_id, {"type": "agent_joined", "name": staff_name(to)})
     publish(
         owner_group(conversation_id),

@@ -158,7 +158,28 @@ def _inbox_row(handoff, *, now) -> dict:
         "present": handoff.customer_left_at is None,
         "takenBy": handoff.taken_by.get_username() if handoff.taken_by else None,
         "lastMessage": last,
+        "lastQuestion": _last_question(handoff.conversation_id),
     }
+
+
+def _last_question(conversation_id) -> str:
+    """What the customer last wrote (to the agent, or to a person)."""
+    asked = (
+        Message.objects.filter(conversation_id=conversation_id, role=Message.Role.USER)
+        .order_by("-created_at", "-id")
+        .values_list("created_at", "text")
+        .first()
+    )
+    spoken = (HandoffEvent.Kind.CUSTOMER_MESSAGE, HandoffEvent.Kind.REQUESTED)
+    said = (
+        HandoffEvent.objects.filter(conversation_id=conversation_id, kind__in=spoken)
+        .exclude(text="")
+        .order_by("-created_at", "-id")
+        .values_list("created_at", "text")
+        .first()
+    )
+    latest = max((row for row in (asked, said) if row), default=None, key=lambda r: r[0])
+    return latest[1][:200] if latest else ""
 
 
 def _last_said(conversation_id) -> str:
