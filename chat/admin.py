@@ -9,6 +9,7 @@ from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin.helpers import ActionForm
 from django.core.exceptions import PermissionDenied
+from django.db.models import Count, OuterRef, Subquery
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
@@ -77,15 +78,17 @@ class MessageInline(ReadOnlyInline):
 
 @admin.register(Conversation)
 class ConversationAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
+    # The customer named by what they asked first (not the UUID), so the list fits 1280 px.
     list_display = (
-        "id",
-        "channel",
+        "customer",
         "language",
         "started_at",
+        "channel",
         "last_active_at",
         "message_count",
         "widget_token",
     )
+    list_display_links = ("customer",)
     list_filter = ("channel", "language", "started_at")
     search_fields = ("id", "messages__text")
     # The session's (or widget token's) hash is a lookup key, not something staff read or export;
@@ -120,9 +123,31 @@ class ConversationAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
     def has_revoke_widget_token_permission(self, request: HttpRequest) -> bool:
         return request.user.has_perm("chat.revoke_widget_token")
 
-    @admin.display(description="messages")
+    def get_queryset(self, request: HttpRequest):
+        """Each row's first question and message count in the list's one query."""
+        first = Message.objects.filter(
+            conversation_id=OuterRef("pk"), role=Message.Role.USER
+        ).order_by("created_at", "id")
+        return (
+            super()
+            .get_queryset(request)
+            .annotate(
+                first_question=Subquery(first.values("text")[:1]),
+                messages_total=Count("messages", distinct=True),
+            )
+        )
+
+    @admin.display(description="customer (first question)", ordering="started_at")
+    def customer(self, obj) -> str:
+        question = (getattr(obj, "first_question", None) or "").strip()
+        if not question:
+            return f"No question yet ({str(obj.pk)[:8]})"
+        return question if len(question) <= 60 else question[:59] + "…"
+
+    @admin.display(description="messages", ordering="messages_total")
     def message_count(self, obj) -> int:
-        return obj.messages.count()
+        total = getattr(obj, "messages_total", None)
+        return obj.messages.count() if total is None else total
 
     @admin.display(description="timeline")
     def timeline(self, obj) -> str:

@@ -37,6 +37,7 @@ for name, first in (("eva", "Eva"), ("bo", "Bo")):
     )
     user.user_permissions.add(handle)
 SavedReply.objects.create(title="Hälsning", text="Hej! Jag hjälper dig gärna med det.")
+get_user_model().objects.create_superuser("root", password="pw-root-12345")
 """
 
 pytestmark = needs_chromium
@@ -206,3 +207,20 @@ def test_the_console_is_usable_and_axe_clean_on_a_phone(server_url, browser):
     header = page.locator("header").bounding_box()
     assert header["height"] <= 0.12 * PHONE["height"], header
     assert axe_violations(page) == []
+
+
+def test_the_admins_conversation_list_names_the_customer_and_fits_1280_px(server_url, browser):
+    """The list shows the first question (not a UUID) and needs no sideways scrolling."""
+    from playwright.sync_api import expect
+
+    customer = new_page(browser, server_url)
+    question = "Vad kostar en extra användare i Premium-abonnemanget per månad?"
+    say(customer, question)
+    customer.locator(".msg.assistant[data-status]").first.wait_for(timeout=TIMEOUT_MS)
+    page = browser.new_context(viewport=DESKTOP).new_page()
+    page.goto(server_url + "/admin/chat/conversation/")
+    page.get_by_label(re.compile("Användarnamn|Username")).fill("root")
+    page.get_by_label(re.compile("Lösenord|Password")).fill("pw-root-12345")
+    page.get_by_role("button", name=re.compile("Logga in|Log in")).click()
+    expect(page.get_by_role("link", name=question[:59] + "…")).to_be_visible(timeout=TIMEOUT_MS)
+    assert page.evaluate("document.documentElement.scrollWidth") <= DESKTOP["width"]
