@@ -205,6 +205,7 @@ def test_the_console_is_usable_and_axe_clean_on_a_phone(server_url, browser):
     expect(pane.get_by_label("Reply")).to_be_visible(timeout=TIMEOUT_MS)
     assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
     header = page.locator("header").bounding_box()
+    print(f"console header at 390x844: {header['height']:.0f} px")
     assert header["height"] <= 0.12 * PHONE["height"], header
     assert axe_violations(page) == []
 
