@@ -10,6 +10,7 @@ from django.conf import settings
 from django.contrib import admin, messages
 from django.contrib.admin.helpers import ActionForm
 from django.core.exceptions import PermissionDenied
+from django.db.models import Count, OuterRef, Subquery
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
@@ -19,13 +20,11 @@ from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext, gettext_noop
 
 from actions.admin_tools import ReadOnlyAdminMixin, ReadOnlyInline, export_jsonl, timeline_link
-from chat import gaps, handoff, selectors, services, widget
+from chat import gaps, selectors, services, widget
 from chat.models import (
     AnswerReview,
     Conversation,
     Feedback,
-    Handoff,
-    HandoffEvent,
     Message,
     RejectedAnswer,
 )
@@ -101,15 +100,17 @@ class MessageInline(ReadOnlyInline):
 
 @admin.register(Conversation)
 class ConversationAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
+    # The customer named by what they asked first (not the UUID), so the list fits 1280 px.
     list_display = (
-        "id",
-        "channel",
+        "customer",
         "language",
         "started_at",
+        "channel",
         "last_active_at",
         "message_count",
         "widget_token",
     )
+    list_display_links = ("customer",)
     list_filter = ("channel", "language", "started_at")
     search_fields = ("id", "messages__text")
     # The session's (or widget token's) hash is a lookup key, not something staff read or export;
@@ -144,9 +145,31 @@ class ConversationAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
     def has_revoke_widget_token_permission(self, request: HttpRequest) -> bool:
         return request.user.has_perm("chat.revoke_widget_token")
 
-    @admin.display(description="messages")
+    def get_queryset(self, request: HttpRequest):
+        """Each row's first question and message count in the list's one query."""
+        first = Message.objects.filter(
+            conversation_id=OuterRef("pk"), role=Message.Role.USER
+        ).order_by("created_at", "id")
+        return (
+            super()
+            .get_queryset(request)
+            .annotate(
+                first_question=Subquery(first.values("text")[:1]),
+                messages_total=Count("messages", distinct=True),
+            )
+        )
+
+    @admin.display(description="customer (first question)", ordering="started_at")
+    def customer(self, obj) -> str:
+        question = (getattr(obj, "first_question", None) or "").strip()
+        if not question:
+            return f"No question yet ({str(obj.pk)[:8]})"
+        return question if len(question) <= 60 else question[:59] + "…"
+
+    @admin.display(description="messages", ordering="messages_total")
     def message_count(self, obj) -> int:
-        return obj.messages.count()
+        total = getattr(obj, "messages_total", None)
+        return obj.messages.count() if total is None else total
 
     @admin.display(description="timeline")
     def timeline(self, obj) -> str:
@@ -608,79 +631,3 @@ class FeedbackAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
     @admin.display(description="timeline")
     def timeline(self, obj) -> str:
         return timeline_link(obj.message.conversation_id)
-
-
-class HandoffEventInline(ReadOnlyInline):
-    model = HandoffEvent
-    fields = ("created_at", "kind", "staff", "text", "message_id")
-    readonly_fields = fields
-    ordering = ("created_at", "id")
-
-
-@admin.register(Handoff)
-class HandoffAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
-    """Customers who asked for a person: who took them, when, and every step (audit rows)."""
-
-    list_display = ("requested_at", "status", "source", "taken_by", "taken_at", "timeline")
-    list_filter = (
-        "status",
-        "source",
-        "requested_at",
-        ("taken_by", admin.RelatedOnlyFieldListFilter),
-    )
-    list_select_related = ("taken_by",)
-    ordering = ("-requested_at", "-id")
-    readonly_fields = (
-        "conversation",
-        "timeline",
-        "status",
-        "source",
-        "requested_at",
-        "taken_by",
-        "taken_at",
-        "closed_at",
-    )
-    inlines = [HandoffEventInline]
-    actions = [export_jsonl, "release"]
-
-    @admin.display(description="timeline")
-    def timeline(self, obj) -> str:
-        return timeline_link(obj.conversation_id)
-
-    @admin.action(
-        description="Release to the queue (the person is gone; the agent answers meanwhile)",
-        permissions=["release"],
-    )
-    def release(self, request: HttpRequest, queryset) -> None:
-        released = sum(
-            handoff.handoff_release(conversation_id=conversation_id, by=request.user)
-            for conversation_id in queryset.filter(status=Handoff.Status.ACTIVE).values_list(
-                "conversation_id", flat=True
-            )
-        )
-        self.message_user(request, f"{released} conversation(s) back in the queue.")
-
-    def has_release_permission(self, request: HttpRequest) -> bool:
-        return request.user.has_perm("chat.handle_handoff")
-
-
-@admin.register(HandoffEvent)
-class HandoffEventAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
-    list_display = ("created_at", "kind", "staff", "text", "timeline")
-    list_filter = ("kind", "created_at")
-    list_select_related = ("staff",)
-    search_fields = ("text",)
-    readonly_fields = (
-        "handoff",
-        "conversation",
-        "kind",
-        "staff",
-        "text",
-        "message_id",
-        "created_at",
-    )
-    actions = [export_jsonl]
-
-    @admin.display(description="timeline")
-    def timeline(self, obj) -> str:
-        return timeline_link(obj.conversation_id)

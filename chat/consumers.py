@@ -532,13 +532,13 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
                 "one of them will be answered.",
             ) from None
         if result.offline:
-            await self.send_json(
-                {
-                    "type": "handoff_offline",
-                    "text": texts.localized(texts.HANDOFF_OFFLINE, context.language),
-                    "options": ["schedule_callback", "create_ticket"],
-                }
-            )
+            # When staff are back, then the callback and the ticket as action cards.
+            await self.send_json(result.frame)
+            for action in result.frame["options"]:
+                card = await self.services.turn.suggest(
+                    context=context, action=action, payload={}, message_id=""
+                )
+                await self._agent_frame(card)
         elif result.position is not None:
             await self.send_json({"type": "handoff_queued", "position": result.position})
         elif result.owner:  # asked again while a person owns the conversation

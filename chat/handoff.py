@@ -1,4 +1,7 @@
-"""Services of the live handoff: a customer asks for a person, staff take and answer.
+"""The live handoff's state and the customer's side of it: a customer asks for a person.
+
+The staff side (take, answer, hand back, the console's presence) is the ``staff``
+app's (``staff.handoff``); it reaches this module's services, never the other way.
 
 Every write is one ``@transaction.atomic`` function here; what the other side
 must hear goes over the channel layer after the commit (``on_commit``), so a
@@ -9,14 +12,12 @@ hears of a change that was rolled back.
 |--------------------------|----------|--------------------|------------------|-----------------|
 | handoff_request          | customer | - -> waiting       | requested        | queue, queued   |
 |                          |          | - -> offline       | offline          | handoff_offline |
-| handoff_take             | staff    | waiting -> active  | joined           | agent_joined    |
-| handoff_staff_message    | owner    | active             | staff_message    | agent_message   |
+| (``staff.handoff``)      | staff    | waiting -> active  | joined, ...      | agent_joined    |
 | handoff_customer_message | customer | active             | customer_message | owner's console |
 | customer_message_begin   | customer | active             | customer_message | owner's console |
 |                          |          | (else: turn_begin) |                  |                 |
-| handoff_hand_back        | owner    | active -> closed   | left             | agent_left      |
 
-Released by time or by an admin (``handoffs_release_abandoned``, ``handoff_release``):
+Released by time or by an admin (``handoffs_release_abandoned``, ``release``):
 
 | when | state | the customer hears |
 |---|---|---|
@@ -24,19 +25,23 @@ Released by time or by an admin (``handoffs_release_abandoned``, ``handoff_relea
 | a console of the owner opened | active, ``owner_left_at`` cleared | - |
 | gone past the grace; admin release | waiting (offline out of hours) | agent_left, queued |
 
-(``handoff_owner_away``, ``handoff_owner_back``; ``HANDOFF_RELEASE_SECONDS``; event
-``released``.)
+(``staff.handoff.handoff_owner_away``, ``handoff_owner_back``;
+``HANDOFF_RELEASE_SECONDS``; event ``released``.)
 
-Expired when the customer is gone (``handoffs_expire_waiting``):
+The customer's presence, and expiry when they are gone (``handoffs_expire_waiting``):
 
 | when | state | staff see |
 |---|---|---|
-| the customer's last connection closed while waiting | ``customer_left_at`` set | - |
-| a connection of the conversation opened | ``customer_left_at`` cleared | - |
-| gone past ``HANDOFF_WAITING_EXPIRE_SECONDS`` | expired (event ``expired``) | a queue without it |
+| the last connection closed | ``customer_left_at`` set | gone at once; no place in the queue |
+| a connection opened | ``customer_left_at`` cleared | there again |
+| waiting, gone past the grace | expired (event ``expired``) | a queue without it |
+
+(Waiting or active; the owner hears ``customer_presence``; the grace is
+``HANDOFF_WAITING_EXPIRE_SECONDS``.)
 
 (``handoff_customer_away``, ``handoff_customer_here``; run wherever abandoned
-conversations are released.)
+conversations are released.) Taking a conversation whose customer is gone
+works, and the console says they are gone (``customerPresent`` false).
 
 A released conversation is waiting again: the agent answers meanwhile, and
 any staff member may take it.
@@ -51,18 +56,19 @@ from dataclasses import dataclass
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.conf import settings
-from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from chat import texts
-from chat.handoff_rules import is_open, staff_name
+from chat.handoff_rules import available, next_opening, staff_name
 from chat.models import Handoff, HandoffEvent, session_hash
-from chat.selectors import handoff_position
+from chat.selectors import handoff_position, staff_online
 from chat.services import conversation_touch, turns_begin
 from chat.statements import any_owned
 
 STAFF_GROUP = "handoff.staff"
+
+
 QUEUE_CHANGED = "handoff.queue"
 
 
@@ -80,20 +86,8 @@ class HandoffError(Exception):
     """A handoff step that the handoff's state does not allow."""
 
 
-class AlreadyTaken(HandoffError):
-    """Another staff member took the conversation first (or it is no longer waiting)."""
-
-    def __init__(self, owner: str = "") -> None:
-        super().__init__(owner)
-        self.owner = owner
-
-
 class TooManyRequests(HandoffError):
     """This address has as many requests waiting as ``HANDOFF_MAX_WAITING_PER_ADDRESS``."""
-
-
-class NotOwner(HandoffError):
-    """Only the staff member who took the conversation may answer or hand it back."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,13 +96,14 @@ class RequestResult:
     position: int | None  # None when outside opening hours, or when a person owns it
     created: bool
     owner: str = ""  # the name of the person who owns the conversation, if one does
+    frame: dict | None = None  # offline: the handoff_offline frame (when staff are back)
 
     @property
     def offline(self) -> bool:
         return self.handoff.status == Handoff.Status.OFFLINE
 
 
-def _publish(group: str, event: dict) -> None:
+def publish(group: str, event: dict) -> None:
     """Send ``event`` to ``group`` over the channel layer once the transaction commits."""
 
     def send() -> None:
@@ -119,21 +114,23 @@ def _publish(group: str, event: dict) -> None:
     transaction.on_commit(send)
 
 
-def _to_customer(conversation_id, frame: dict) -> None:
-    _publish(customer_group(conversation_id), {"type": "handoff.frame", "frame": frame})
+def to_customer(conversation_id, frame: dict) -> None:
+    publish(customer_group(conversation_id), {"type": "handoff.frame", "frame": frame})
 
 
-def _queue_changed() -> None:
-    _publish(STAFF_GROUP, {"type": QUEUE_CHANGED})
+def queue_changed() -> None:
+    publish(STAFF_GROUP, {"type": QUEUE_CHANGED})
 
 
-def _positions_changed() -> None:
-    """Tell each waiting customer their place in the queue now."""
-    waiting = Handoff.objects.filter(status=Handoff.Status.WAITING).order_by("requested_at", "id")
+def positions_changed() -> None:
+    """Tell each waiting customer who is there their place in the queue now."""
+    waiting = Handoff.objects.filter(
+        status=Handoff.Status.WAITING, customer_left_at__isnull=True
+    ).order_by("requested_at", "id")
     for position, conversation_id in enumerate(
         waiting.values_list("conversation_id", flat=True), 1
     ):
-        _to_customer(conversation_id, {"type": "handoff_queued", "position": position})
+        to_customer(conversation_id, {"type": "handoff_queued", "position": position})
 
 
 @transaction.atomic
@@ -148,8 +145,9 @@ def handoff_request(
 ) -> RequestResult:
     """Put the conversation in the queue for a person (idempotent while one is open).
 
-    Outside ``HANDOFF_OPENING_HOURS`` the request is recorded as offline and
-    the customer is offered a callback or a ticket instead.
+    With nobody available (``person_available``: no staff console open, or outside
+    ``HANDOFF_OPENING_HOURS``) the request is recorded as offline and the customer is
+    offered a callback or a ticket instead, and told when staff are back.
     """
     conversation_touch(conversation_id=conversation_id, session_key=session_key, language=language)
     handoffs_release_abandoned()  # its owner may be gone: then it is waiting again
@@ -167,7 +165,7 @@ def handoff_request(
         if waiting.count() >= limit:
             raise TooManyRequests(client_hash)
     now = timezone.now()
-    if not is_open(settings.HANDOFF_OPENING_HOURS, timezone.localtime(now)):
+    if not person_available(now=now):
         handoff = Handoff.objects.create(
             conversation_id=conversation_id,
             status=Handoff.Status.OFFLINE,
@@ -175,8 +173,9 @@ def handoff_request(
             requested_at=now,
             closed_at=now,
         )
-        _event(handoff, HandoffEvent.Kind.OFFLINE, text=text)
-        return RequestResult(handoff, None, created=True)
+        event_record(handoff, HandoffEvent.Kind.OFFLINE, text=text)
+        frame = offline_frame(language=language, now=now)
+        return RequestResult(handoff, None, created=True, frame=frame)
     try:
         with transaction.atomic():
             handoff = Handoff.objects.create(
@@ -188,29 +187,9 @@ def handoff_request(
     except IntegrityError:  # another tab asked at the same moment: one request
         handoff = _open_handoff(conversation_id)
         return RequestResult(handoff, handoff_position(handoff=handoff), created=False)
-    _event(handoff, HandoffEvent.Kind.REQUESTED, text=text)
-    _queue_changed()
+    event_record(handoff, HandoffEvent.Kind.REQUESTED, text=text)
+    queue_changed()
     return RequestResult(handoff, handoff_position(handoff=handoff), created=True)
-
-
-@transaction.atomic
-def handoff_owner_away(*, staff: AbstractBaseUser, conversation_ids: list[str]) -> int:
-    """The owner's console closed: the clock of ``HANDOFF_RELEASE_SECONDS`` starts for each
-    of these conversations they still own (unless it is running already)."""
-    return Handoff.objects.filter(
-        conversation_id__in=conversation_ids,
-        status=Handoff.Status.ACTIVE,
-        taken_by=staff,
-        owner_left_at__isnull=True,
-    ).update(owner_left_at=timezone.now())
-
-
-@transaction.atomic
-def handoff_owner_back(*, staff: AbstractBaseUser) -> int:
-    """A console of the owner opened: what they own stays theirs."""
-    return Handoff.objects.filter(
-        status=Handoff.Status.ACTIVE, taken_by=staff, owner_left_at__isnull=False
-    ).update(owner_left_at=None)
 
 
 @transaction.atomic
@@ -223,25 +202,33 @@ def handoffs_release_abandoned(*, now=None) -> int:
     abandoned = Handoff.objects.filter(
         status=Handoff.Status.ACTIVE, owner_left_at__lte=cutoff
     ).values_list("conversation_id", flat=True)
-    return sum(
-        _release(conversation_id, only_if_away_since=cutoff) for conversation_id in abandoned
-    )
+    return sum(release(conversation_id, only_if_away_since=cutoff) for conversation_id in abandoned)
 
 
 @transaction.atomic
 def handoff_customer_away(*, conversation_id: uuid.UUID) -> int:
-    """The customer's last connection closed: the clock of ``HANDOFF_WAITING_EXPIRE_SECONDS``
-    starts for the conversation's waiting request (unless it is running already)."""
-    return Handoff.objects.filter(
-        conversation_id=conversation_id,
-        status=Handoff.Status.WAITING,
-        customer_left_at__isnull=True,
-    ).update(customer_left_at=timezone.now())
+    """The customer's last connection closed: staff see them gone at once (the queue, and the
+    owner's console), the places behind them move up, and for a waiting request the clock of
+    ``HANDOFF_WAITING_EXPIRE_SECONDS`` starts (unless it is running already)."""
+    gone = list(
+        Handoff.objects.select_for_update().filter(
+            conversation_id=conversation_id,
+            status__in=(Handoff.Status.WAITING, Handoff.Status.ACTIVE),
+            customer_left_at__isnull=True,
+        )
+    )
+    now = timezone.now()
+    for handoff in gone:
+        handoff.customer_left_at = now
+        handoff.save(update_fields=["customer_left_at"])
+        _presence_changed(handoff, present=False)
+    return sum(handoff.status == Handoff.Status.WAITING for handoff in gone)
 
 
+@transaction.atomic
 def handoff_customer_here(*, conversation_id: uuid.UUID) -> str | None:
-    """A connection of the conversation opened: the owner's name, or None. A waiting
-    request's clock stops (one UPDATE, only when it was running)."""
+    """A connection of the conversation opened: the owner's name, or None. A customer who was
+    gone is there again (a waiting request's clock stops; staff see them back)."""
     handoff = (
         Handoff.objects.filter(
             conversation_id=conversation_id,
@@ -252,13 +239,34 @@ def handoff_customer_here(*, conversation_id: uuid.UUID) -> str | None:
     )
     if handoff is None:
         return None
-    if handoff.status == Handoff.Status.ACTIVE:
-        return staff_name(handoff.taken_by)
     if handoff.customer_left_at is not None:
-        Handoff.objects.filter(pk=handoff.pk, status=Handoff.Status.WAITING).update(
+        back = Handoff.objects.filter(pk=handoff.pk, customer_left_at__isnull=False).update(
             customer_left_at=None
         )
+        if back:
+            _presence_changed(handoff, present=True)
+    if handoff.status == Handoff.Status.ACTIVE:
+        return staff_name(handoff.taken_by)
     return None
+
+
+def _presence_changed(handoff: Handoff, *, present: bool) -> None:
+    """Staff see the customer gone or back (after commit); the waiting hear their places."""
+    queue_changed()
+    if handoff.status == Handoff.Status.WAITING:
+        positions_changed()
+    else:
+        publish(
+            owner_group(handoff.conversation_id),
+            {
+                "type": "handoff.customer",
+                "frame": {
+                    "type": "customer_presence",
+                    "conversationId": str(handoff.conversation_id),
+                    "present": present,
+                },
+            },
+        )
 
 
 @transaction.atomic
@@ -275,30 +283,48 @@ def handoffs_expire_waiting(*, now=None) -> int:
     for handoff in gone:
         handoff.status, handoff.closed_at = Handoff.Status.EXPIRED, now
         handoff.save(update_fields=["status", "closed_at"])
-        _event(handoff, HandoffEvent.Kind.EXPIRED)
+        event_record(handoff, HandoffEvent.Kind.EXPIRED)
     if gone:
-        _queue_changed()
-        _positions_changed()
+        queue_changed()
+        positions_changed()
     return len(gone)
 
 
-@transaction.atomic
-def handoff_release(*, conversation_id: uuid.UUID, by: AbstractBaseUser | None = None) -> bool:
-    """Take the conversation from its owner and put it back in the queue (an admin's action);
-    False when nobody owns it."""
-    return _release(conversation_id, by=by)
+def person_available(*, now: dt.datetime | None = None) -> bool:
+    """Whether a customer asking for a person now is queued for one (``handoff_rules.available``:
+    a staff console open somewhere, within ``HANDOFF_OPENING_HOURS`` when they are set)."""
+    now = now or timezone.now()
+    spec = settings.HANDOFF_OPENING_HOURS
+    if spec.strip().lower() in ("always", "never"):  # the hours decide alone: no read
+        return available(spec, timezone.localtime(now), staff_online=False)
+    return available(spec, timezone.localtime(now), staff_online=staff_online(now=now))
 
 
-def offline_frame(handoff: Handoff) -> dict:
-    """What a customer hears outside opening hours: a callback or a ticket instead."""
+OFFLINE_OPTIONS = ("schedule_callback", "create_ticket")
+
+
+def offline_frame(*, language: str, now: dt.datetime | None = None) -> dict:
+    """What a customer hears when nobody is available: when staff are back, and a callback or a
+    ticket instead (the consumer sends them as action cards after this frame)."""
+    now = timezone.localtime(now or timezone.now())
+    back = next_opening(settings.HANDOFF_OPENING_HOURS, now)
+    if back is None:
+        when = texts.localized(texts.HANDOFF_BACK_SOON, language)
+    else:
+        when = texts.localized(texts.HANDOFF_BACK_AT, language).format(
+            when=texts.format_moment(back, language=language, now=now)
+        )
     return {
         "type": "handoff_offline",
-        "text": texts.localized(texts.HANDOFF_OFFLINE, handoff.conversation.language),
-        "options": ["schedule_callback", "create_ticket"],
+        "text": texts.localized(texts.HANDOFF_OFFLINE, language) + " " + when,
+        "backAt": back.isoformat() if back else None,
+        "options": list(OFFLINE_OPTIONS),
     }
 
 
-def _release(conversation_id, *, by=None, only_if_away_since=None) -> bool:
+def release(conversation_id, *, by=None, only_if_away_since=None) -> bool:
+    """Take the conversation from its owner and put it back in the queue (waiting, or offline
+    when nobody is available); False when nobody owns it. Locks the row; call in a transaction."""
     active = Handoff.objects.select_related("taken_by").filter(
         conversation_id=conversation_id, status=Handoff.Status.ACTIVE
     )
@@ -309,76 +335,27 @@ def _release(conversation_id, *, by=None, only_if_away_since=None) -> bool:
         return False
     owner = handoff.taken_by
     now = timezone.now()
-    online = is_open(settings.HANDOFF_OPENING_HOURS, timezone.localtime(now))
+    online = person_available(now=now)
     handoff.status = Handoff.Status.WAITING if online else Handoff.Status.OFFLINE
     handoff.taken_by, handoff.taken_at, handoff.owner_left_at = None, None, None
     handoff.closed_at = None if online else now
     handoff.save(update_fields=["status", "taken_by", "taken_at", "owner_left_at", "closed_at"])
-    _event(handoff, HandoffEvent.Kind.RELEASED, staff=by)
-    _to_customer(
-        conversation_id, {"type": "agent_left", "name": staff_name(owner) if owner else ""}
-    )
+    event_record(handoff, HandoffEvent.Kind.RELEASED, staff=by)
+    to_customer(conversation_id, {"type": "agent_left", "name": staff_name(owner) if owner else ""})
     if online:
-        _to_customer(
+        to_customer(
             conversation_id,
             {"type": "handoff_queued", "position": handoff_position(handoff=handoff)},
         )
-        _positions_changed()
+        positions_changed()
     else:
-        _to_customer(conversation_id, offline_frame(handoff))
-    _publish(
+        to_customer(conversation_id, offline_frame(language=handoff.conversation.language))
+    publish(
         owner_group(conversation_id),
         {"type": "handoff.closed", "conversationId": str(conversation_id)},
     )
-    _queue_changed()
+    queue_changed()
     return True
-
-
-@transaction.atomic
-def handoff_take(*, conversation_id: uuid.UUID, staff: AbstractBaseUser) -> Handoff:
-    """Give the waiting conversation to ``staff``; raises ``AlreadyTaken`` if someone was first.
-
-    One conditional UPDATE (waiting -> active): under concurrent takes, from
-    any number of processes, the database lets exactly one of them match.
-    """
-    now = timezone.now()
-    taken = Handoff.objects.filter(
-        conversation_id=conversation_id, status=Handoff.Status.WAITING
-    ).update(status=Handoff.Status.ACTIVE, taken_by=staff, taken_at=now)
-    if taken != 1:
-        current = (
-            Handoff.objects.filter(conversation_id=conversation_id)
-            .select_related("taken_by")
-            .order_by("-requested_at", "-id")
-            .first()
-        )
-        owner = staff_name(current.taken_by) if current and current.taken_by else ""
-        raise AlreadyTaken(owner)
-    handoff = Handoff.objects.get(conversation_id=conversation_id, status=Handoff.Status.ACTIVE)
-    _event(handoff, HandoffEvent.Kind.JOINED, staff=staff)
-    _to_customer(conversation_id, {"type": "agent_joined", "name": staff_name(staff)})
-    _queue_changed()
-    _positions_changed()
-    return handoff
-
-
-@transaction.atomic
-def handoff_staff_message(
-    *, conversation_id: uuid.UUID, staff: AbstractBaseUser, text: str
-) -> HandoffEvent:
-    """The owner's message to the customer (kept in the audit trail)."""
-    handoff = _owned(conversation_id, staff)
-    event = _event(
-        handoff,
-        HandoffEvent.Kind.STAFF_MESSAGE,
-        staff=staff,
-        text=text,
-        message_id=f"agent_{uuid.uuid4().hex[:12]}",
-    )
-    _to_customer(
-        conversation_id, {"type": "agent_message", "messageId": event.message_id, "text": text}
-    )
-    return event
 
 
 @transaction.atomic
@@ -443,8 +420,10 @@ def customer_messages_begin(*, records: list) -> list[Begun]:
 
 def _to_owner(handoff: Handoff, *, text: str, message_id: str) -> HandoffEvent:
     """Record the customer's message and pass it to the owner's console (after commit)."""
-    event = _event(handoff, HandoffEvent.Kind.CUSTOMER_MESSAGE, text=text, message_id=message_id)
-    _publish(
+    event = event_record(
+        handoff, HandoffEvent.Kind.CUSTOMER_MESSAGE, text=text, message_id=message_id
+    )
+    publish(
         owner_group(handoff.conversation_id),
         {
             "type": "handoff.customer",
@@ -460,22 +439,6 @@ def _to_owner(handoff: Handoff, *, text: str, message_id: str) -> HandoffEvent:
     return event
 
 
-@transaction.atomic
-def handoff_hand_back(*, conversation_id: uuid.UUID, staff: AbstractBaseUser) -> Handoff:
-    """The owner leaves: the agent answers the customer again."""
-    handoff = _owned(conversation_id, staff)
-    handoff.status, handoff.closed_at = Handoff.Status.CLOSED, timezone.now()
-    handoff.save(update_fields=["status", "closed_at"])
-    _event(handoff, HandoffEvent.Kind.LEFT, staff=staff)
-    _to_customer(conversation_id, {"type": "agent_left", "name": staff_name(staff)})
-    _publish(
-        owner_group(conversation_id),
-        {"type": "handoff.closed", "conversationId": str(conversation_id)},
-    )
-    _queue_changed()
-    return handoff
-
-
 def _open_handoff(conversation_id) -> Handoff | None:
     return Handoff.objects.filter(
         conversation_id=conversation_id,
@@ -483,19 +446,8 @@ def _open_handoff(conversation_id) -> Handoff | None:
     ).first()
 
 
-def _owned(conversation_id, staff) -> Handoff:
-    """The active handoff owned by ``staff``, locked; ``NotOwner`` otherwise."""
-    handoff = (
-        Handoff.objects.select_for_update()
-        .filter(conversation_id=conversation_id, status=Handoff.Status.ACTIVE)
-        .first()
-    )
-    if handoff is None or handoff.taken_by_id != staff.pk:
-        raise NotOwner(str(conversation_id))
-    return handoff
-
-
-def _event(handoff: Handoff, kind: str, *, staff=None, text: str = "", message_id: str = ""):
+def event_record(handoff: Handoff, kind: str, *, staff=None, text: str = "", message_id: str = ""):
+    """One step of the handoff in the conversation's timeline (``HandoffEvent``, never edited)."""
     return HandoffEvent.objects.create(
         handoff=handoff,
         conversation_id=handoff.conversation_id,

@@ -12,14 +12,20 @@ on word boundaries, any whitespace between the words, the earliest wins.
 | en       | talk/speak/chat to/with a human/person/agent/someone, real person      |
 | en       | human agent, live agent, connect me to ...                              |
 
-Opening hours (``HANDOFF_OPENING_HOURS``), in the site's time zone:
+Whether a person is available (``available``): opening hours
+(``HANDOFF_OPENING_HOURS``, in the site's time zone) and whether a staff console
+is open anywhere:
 
-| value                              | open                                   |
-|------------------------------------|----------------------------------------|
-| ``always``                         | every minute                           |
+| value                              | a person is available                           |
+|------------------------------------|-------------------------------------------------|
+| unset (``""``, the default)        | whenever a staff console is open, at any hour    |
+| ``mon-fri 08:00-17:00``            | Monday to Friday, 08:00 up to 17:00, with a console open |
+| ``mon-fri 08:00-17:00; sat 10:00-14:00`` | either range, with a console open          |
+| ``always``                         | every minute, console or not (requests wait for staff) |
 | ``never``                          | never: every request is offered a callback or a ticket |
-| ``mon-fri 08:00-17:00``            | Monday to Friday, 08:00 up to 17:00    |
-| ``mon-fri 08:00-17:00; sat 10:00-14:00`` | either range                     |
+
+When nobody is available, ``next_opening`` says when the hours open again
+(None when they do not narrow availability, or never open).
 """
 
 import datetime as dt
@@ -93,6 +99,32 @@ def is_open(spec: str, now: dt.datetime) -> bool:
         now.weekday() in days and opens <= moment < closes
         for days, opens, closes in parse_opening_hours(spec)
     )
+
+
+def available(spec: str, now: dt.datetime, *, staff_online: bool) -> bool:
+    """Whether a customer asking for a person at ``now`` (local) is queued for one."""
+    spec = spec.strip().lower()
+    if spec == "always":
+        return True
+    if spec and not is_open(spec, now):
+        return False
+    return staff_online
+
+
+def next_opening(spec: str, now: dt.datetime) -> dt.datetime | None:
+    """The first minute after ``now`` (local) that opening hours ``spec`` are open; None when
+    they are unset, always open, or never open (within a week)."""
+    ranges = parse_opening_hours(spec) if spec.strip().lower() not in ("", "always") else []
+    if not ranges:
+        return None
+    candidates = []
+    for offset in range(8):
+        day = now.date() + dt.timedelta(days=offset)
+        for days, opens, _closes in ranges:
+            moment = dt.datetime.combine(day, opens, tzinfo=now.tzinfo)
+            if day.weekday() in days and moment > now:
+                candidates.append(moment)
+    return min(candidates, default=None)
 
 
 def staff_name(user) -> str:

@@ -245,6 +245,7 @@ class Handoff(models.Model):
     | active  | set      | never (any frame)  | agent_joined, agent_message... |
     | closed  | any      | yes                | agent_left                     |
     | offline | empty    | yes                | handoff_offline (callback/ticket instead) |
+    | resolved | any     | yes                | agent_left (staff may reopen it) |
 
     At most one waiting or active handoff per conversation (a constraint),
     and "take" is one conditional UPDATE from waiting to active: exactly one
@@ -257,6 +258,7 @@ class Handoff(models.Model):
         CLOSED = "closed", "Handed back to the agent"
         OFFLINE = "offline", "Outside opening hours"
         EXPIRED = "expired", "The customer left before anyone took it"
+        RESOLVED = "resolved", "Resolved by staff (the agent answers again)"
 
     class Source(models.TextChoices):
         BUTTON = "button", "Button"
@@ -298,7 +300,7 @@ class Handoff(models.Model):
             ),
             models.CheckConstraint(
                 condition=models.Q(
-                    status__in=["waiting", "active", "closed", "offline", "expired"]
+                    status__in=["waiting", "active", "closed", "offline", "expired", "resolved"]
                 ),
                 name="chat_handoff_status_valid",
             ),
@@ -330,6 +332,11 @@ class HandoffEvent(models.Model):
         LEFT = "left", "Staff handed back to the agent"
         RELEASED = "released", "Back in the queue: the person was gone, or an admin released it"
         EXPIRED = "expired", "The customer left the queue (gone past the grace period)"
+        ASSIGNED = "assigned", "Assigned to a colleague"
+        RESOLVED = "resolved", "Resolved"
+        REOPENED = "reopened", "Reopened"
+        NOTE = "note", "Private note (staff only)"
+        SENT_OVER_FLAG = "sent_over_flag", "Sent over the flag: a number the KB does not state"
 
     handoff = models.ForeignKey(Handoff, on_delete=models.PROTECT, related_name="events")
     conversation = models.ForeignKey(
@@ -357,6 +364,11 @@ class HandoffEvent(models.Model):
                         "left",
                         "released",
                         "expired",
+                        "assigned",
+                        "resolved",
+                        "reopened",
+                        "note",
+                        "sent_over_flag",
                     ]
                 ),
                 name="chat_handoffevent_kind_valid",
@@ -365,3 +377,31 @@ class HandoffEvent(models.Model):
 
     def __str__(self) -> str:
         return f"{self.get_kind_display()} ({self.created_at:%Y-%m-%d %H:%M:%S})"
+
+
+class StaffConsole(models.Model):
+    """An open staff console (one row a socket): whether a person is there to answer.
+
+    Written when a console opens, touched every ``STAFF_PRESENCE_SECONDS`` while
+    it stays open, deleted when it closes. A row not touched for three
+    intervals is a console whose process died: it no longer counts (and the
+    next open or close anywhere deletes it).
+    """
+
+    channel_name = models.CharField(max_length=200, unique=True)
+    staff = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="staff_consoles"
+    )
+    opened_at = models.DateTimeField()
+    seen_at = models.DateTimeField(db_index=True)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(seen_at__gte=models.F("opened_at")),
+                name="chat_staffconsole_seen_after_opened",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"Console of {self.staff} since {self.opened_at:%Y-%m-%d %H:%M}"

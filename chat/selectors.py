@@ -1,5 +1,6 @@
 """Reads of the chat audit trail."""
 
+import datetime as dt
 from dataclasses import dataclass, field
 
 from django.conf import settings
@@ -14,6 +15,7 @@ from chat.models import (
     Handoff,
     HandoffEvent,
     Message,
+    StaffConsole,
     conversation_id_for,
     session_hash,
 )
@@ -201,88 +203,28 @@ def unanswered_questions(*, since, until) -> list[dict]:
     )
 
 
+def staff_online(*, now) -> bool:
+    """Whether a staff console is open anywhere (touched within three presence intervals)."""
+    cutoff = now - dt.timedelta(seconds=3 * settings.STAFF_PRESENCE_SECONDS)
+    return StaffConsole.objects.filter(seen_at__gte=cutoff).exists()
+
+
 def handoff_position(*, handoff) -> int | None:
-    """The handoff's place in the waiting queue (1 = next), None when it is not waiting."""
+    """The handoff's place in the waiting queue (1 = next), None when it is not waiting; only
+    customers who are there (a connection open) count ahead of it."""
     if handoff.status != Handoff.Status.WAITING:
         return None
     return (
         Handoff.objects.filter(
-            status=Handoff.Status.WAITING, requested_at__lte=handoff.requested_at
+            status=Handoff.Status.WAITING,
+            requested_at__lte=handoff.requested_at,
+            customer_left_at__isnull=True,  # customers who are gone hold no place
         )
         .exclude(requested_at=handoff.requested_at, id__gt=handoff.id)
+        .exclude(pk=handoff.pk)
         .count()
+        + 1
     )
-
-
-def handoff_queue_total() -> int:
-    """How many handoffs are waiting or active (the console shows a page of them)."""
-    return Handoff.objects.filter(
-        status__in=(Handoff.Status.WAITING, Handoff.Status.ACTIVE)
-    ).count()
-
-
-def handoff_queue(*, limit: int | None = None) -> list[dict]:
-    """Waiting and active handoffs as the staff console lists them, oldest request first;
-    the first ``limit`` of them (``HANDOFF_QUEUE_PAGE`` by default)."""
-    limit = settings.HANDOFF_QUEUE_PAGE if limit is None else limit
-    items = []
-    position = 0
-    handoffs = (
-        Handoff.objects.filter(status__in=(Handoff.Status.WAITING, Handoff.Status.ACTIVE))
-        .select_related("taken_by", "conversation")
-        .order_by("requested_at", "id")
-    )[:limit]
-    for handoff in handoffs:
-        waiting = handoff.status == Handoff.Status.WAITING
-        position += waiting
-        question = (
-            Message.objects.filter(conversation_id=handoff.conversation_id, role=Message.Role.USER)
-            .order_by("-created_at", "-id")
-            .values_list("text", flat=True)
-            .first()
-        )
-        items.append(
-            {
-                "conversationId": str(handoff.conversation_id),
-                "status": handoff.status,
-                "position": position if waiting else None,
-                "requestedAt": handoff.requested_at.isoformat(),
-                "takenBy": handoff.taken_by.get_username() if handoff.taken_by else None,
-                "language": handoff.conversation.language,
-                "lastQuestion": question or "",
-            }
-        )
-    return items
-
-
-def handoff_history(*, conversation_id) -> list[dict]:
-    """What staff read when they take a conversation: every message and handoff event in order."""
-    rows = [
-        {
-            "role": message.role,
-            "text": message.text,
-            "status": message.status if message.role == Message.Role.ASSISTANT else "",
-            "at": message.created_at,
-        }
-        for message in Message.objects.filter(conversation_id=conversation_id)
-    ]
-    spoken = {
-        HandoffEvent.Kind.STAFF_MESSAGE: "staff",
-        HandoffEvent.Kind.CUSTOMER_MESSAGE: "user",
-    }
-    for event in HandoffEvent.objects.filter(conversation_id=conversation_id).select_related(
-        "staff"
-    ):
-        rows.append(
-            {
-                "role": spoken.get(event.kind, "event"),
-                "text": event.text or event.get_kind_display(),
-                "status": event.kind,
-                "at": event.created_at,
-            }
-        )
-    rows.sort(key=lambda row: row["at"])
-    return [{**row, "at": row["at"].isoformat()} for row in rows]
 
 
 def handoff_events(*, conversation) -> list:

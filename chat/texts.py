@@ -14,9 +14,11 @@ LLM_UNAVAILABLE = gettext_noop("I can't answer right now. Please try again in a 
 SERVER_RESTARTING = gettext_noop("The service is restarting. Reconnecting…")
 ANSWER_FAILED = gettext_noop("The answer failed. Please try again.")
 HANDOFF_OFFLINE = gettext_noop(
-    "No one is available to chat right now. We can call you back or create a support ticket: "
-    'write for example "call me on 070-123 45 67" or "create a ticket".'
+    "No one is available to chat right now. We can call you back or create a support ticket:"
+    " choose one below."
 )
+HANDOFF_BACK_AT = gettext_noop("Staff are back {when}.")
+HANDOFF_BACK_SOON = gettext_noop("Staff answer as soon as one of them is back.")
 ACTION_PROMPTS = {
     "schedule_callback": gettext_noop("Would you like us to call you back? Please confirm below."),
     "send_sms": gettext_noop("Would you like us to send you a text message? Please confirm below."),
@@ -158,6 +160,25 @@ PAGE = {
     "errorTooLarge": gettext_noop("The message is too long."),
     "serverRestarting": SERVER_RESTARTING,
 }
+
+
+def format_moment(moment, *, language: str, now) -> str:
+    """When staff are back, as a customer reads it: "today at 08:00", "Monday at 08:00"
+    (``babel``, in ``language``)."""
+    from babel.dates import format_date, format_time
+
+    hour = format_time(moment, "HH:mm", locale=language)
+    if moment.date() == now.date():
+        return localized(MOMENT_TODAY, language).format(time=hour)
+    if (moment.date() - now.date()).days == 1:
+        return localized(MOMENT_TOMORROW, language).format(time=hour)
+    day = format_date(moment, "EEEE", locale=language)
+    return localized(MOMENT_ON_DAY, language).format(day=day, time=hour)
+
+
+MOMENT_TODAY = gettext_noop("today at {time}")
+MOMENT_TOMORROW = gettext_noop("tomorrow at {time}")
+MOMENT_ON_DAY = gettext_noop("on {day} at {time}")
 
 
 def localized(msgid: str, language: str) -> str:

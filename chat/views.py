@@ -2,8 +2,6 @@ import json
 from urllib.parse import urlsplit
 
 from django.conf import settings
-from django.contrib.admin.views.decorators import staff_member_required
-from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse, HttpResponseNotFound, JsonResponse
 from django.shortcuts import render
 from django.utils import timezone, translation
@@ -223,11 +221,3 @@ def widget_demo(request: HttpRequest) -> HttpResponse:
             content_type="text/plain; charset=utf-8",
         )
     return render(request, "chat/widget_demo.html", {"lang": request.GET.get("lang", "sv")})
-
-
-@staff_member_required
-def staff_console(request: HttpRequest) -> HttpResponse:
-    """The staff console: the live handoff queue; after the admin login, with the permission."""
-    if not request.user.has_perm("chat.handle_handoff"):
-        raise PermissionDenied
-    return render(request, "staff/console.html", {"staff_name": request.user.get_username()})

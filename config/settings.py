@@ -35,6 +35,7 @@ INSTALLED_APPS = [
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
     "channels",
+    "staff",
     "chat",
     "grounding",
     "actions",
@@ -98,9 +99,13 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # The staff socket re-reads its user's permission and session at most this often (seconds).
 STAFF_RECHECK_SECONDS = env.float("STAFF_RECHECK_SECONDS", default=5.0)
 
-# Live handoff: when a person answers customers who ask for one (chat.handoff_rules:
-# "always", "never", or e.g. "mon-fri 08:00-17:00; sat 10:00-14:00", site time zone).
-HANDOFF_OPENING_HOURS = env("HANDOFF_OPENING_HOURS", default="mon-fri 08:00-17:00")
+# Live handoff: a person answers customers who ask for one whenever a staff console is open;
+# opening hours narrow that (chat.handoff_rules: unset, "always", "never", or e.g.
+# "mon-fri 08:00-17:00; sat 10:00-14:00", site time zone).
+HANDOFF_OPENING_HOURS = env("HANDOFF_OPENING_HOURS", default="")
+# An open staff console says it is still there this often (seconds); one silent for three
+# intervals (its process died) no longer counts as a person available.
+STAFF_PRESENCE_SECONDS = env.float("STAFF_PRESENCE_SECONDS", default=20.0)
 # A conversation whose owner has had no staff console open this long goes back to the queue.
 HANDOFF_RELEASE_SECONDS = env.float("HANDOFF_RELEASE_SECONDS", default=60.0)
 # A waiting request whose customer has had no chat connection open this long expires.

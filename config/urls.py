@@ -5,6 +5,7 @@ from django.urls import include, path
 from chat import views
 from chat.metrics import metrics_view
 from grounding.preview import retrieval_preview
+from staff import views as staff_views
 
 urlpatterns = [
     path("", views.chat_page, name="chat"),
@@ -14,7 +15,7 @@ urlpatterns = [
     path("widget/history/", views.widget_history, name="widget-history"),
     path("widget-demo/", views.widget_demo, name="widget-demo"),
     path("i18n/", include("django.conf.urls.i18n")),
-    path("staff/", views.staff_console, name="staff-console"),
+    path("staff/", staff_views.staff_console, name="staff-console"),
     path(
         "admin/retrieval-preview/",
         admin.site.admin_view(

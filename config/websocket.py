@@ -13,7 +13,7 @@ from django.urls import path
 from chat import metrics, sessionkeys
 from chat.consumers import ChatConsumer
 from chat.edge import ReleaseSlots, allowed_widget_origins, origin_allowed
-from chat.staff_consumer import StaffConsumer
+from staff.consumer import StaffConsumer
 
 logger = logging.getLogger(__name__)
 

@@ -27,7 +27,7 @@ def take_concurrently(*, conversation_id: str, usernames: list[str], start_at: f
     from django.contrib.auth import get_user_model
     from django.db import connections
 
-    from chat.handoff import AlreadyTaken, handoff_take
+    from staff.handoff import AlreadyTaken, handoff_take
 
     users = {u.username: u for u in get_user_model().objects.filter(username__in=usernames)}
     start = threading.Barrier(len(usernames))

@@ -1,6 +1,7 @@
 """The admin where staff review turns: lists, filters, search, read-only rows, export."""
 
 import json
+import re
 
 import pytest
 from django.urls import reverse
@@ -195,3 +196,22 @@ def test_an_answers_numbers_show_with_their_lines_read_only(admin_client):
 
     assert "<b>399 kr/månad</b>: kb/pricing.md:18" in page.content.decode()
     assert 'name="numbers"' not in page.content.decode()
+
+
+def test_the_conversation_list_names_the_customer_by_their_first_question(admin_client):
+    """Language, first question and start instead of a bare UUID; a conversation without a
+    question yet is named by its short id."""
+    asked = Conversation.objects.create(language="en")
+    Message.objects.create(
+        conversation=asked, role=Message.Role.USER, message_id="q1", text="How do I cancel?"
+    )
+    Message.objects.create(
+        conversation=asked, role=Message.Role.USER, message_id="q2", text="Hello again"
+    )
+    silent = Conversation.objects.create(language="sv")
+    body = admin_client.get(reverse("admin:chat_conversation_changelist")).content.decode()
+    assert "How do I cancel?" in body and "Hello again" not in body
+    assert f"No question yet ({str(silent.pk)[:8]})" in body
+    cells = re.findall(r'<th class="field-customer"><a [^>]*>([^<]*)</a>', body)
+    assert sorted(cells) == sorted(["How do I cancel?", f"No question yet ({str(silent.pk)[:8]})"])
+    assert "customer (first question)" in body.lower()

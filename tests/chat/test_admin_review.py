@@ -337,11 +337,12 @@ def test_gap_report_csv_never_starts_a_cell_with_a_formula(admin_client, questio
 
 def test_timeline_and_handoff_admin_show_the_handoff(admin_client, admin_user, queue, settings):
     """Asked for a person, taken, a staff reply, handed back: on the timeline, in time order."""
-    from chat import handoff
+    from chat.handoff import handoff_request
+    from staff import handoff
 
     settings.HANDOFF_OPENING_HOURS = "always"
     conversation = queue["today"].conversation
-    handoff.handoff_request(conversation_id=conversation.pk, text="prata med en människa")
+    handoff_request(conversation_id=conversation.pk, text="prata med en människa")
     handoff.handoff_take(conversation_id=conversation.pk, staff=admin_user)
     handoff.handoff_staff_message(
         conversation_id=conversation.pk, staff=admin_user, text="Hej, jag hjälper dig"

@@ -1,12 +1,15 @@
 """The customer's side of the live handoff, with a staff console beside it (one process)."""
 
 import asyncio
+import datetime as dt
 
 import pytest
 from asgiref.sync import sync_to_async
+from django.utils import timezone
 
 from chat import audit, handoff, sessionkeys
 from chat.models import Handoff, HandoffEvent, Message
+from staff import handoff as staff_handoff
 from tests.chat.conftest import open_socket, run_turn
 from tests.chat.handoff_helpers import receive_until, session_cookie, staff_socket, staff_user
 
@@ -100,18 +103,93 @@ async def test_asking_for_a_person_in_words_queues_instead_of_a_turn():
     await customer.disconnect()
 
 
-async def test_outside_opening_hours_a_callback_or_ticket_is_offered(settings):
-    """Nobody is on duty: the customer is offered a callback or a ticket; nothing is queued."""
+async def offline_and_cards(customer) -> tuple[dict, list[dict]]:
+    """The handoff_offline frame and the two action cards after it."""
+    offline = await customer.receive_json_from(timeout=5)
+    assert offline["type"] == "handoff_offline"
+    cards = [await customer.receive_json_from(timeout=5) for _ in offline["options"]]
+    return offline, cards
+
+
+async def test_outside_opening_hours_a_callback_or_ticket_is_offered_as_cards(settings):
+    """Nobody is on duty: the callback and the ticket come as pending action cards, the
+    customer need not type anything; nothing is queued."""
     settings.HANDOFF_OPENING_HOURS = "never"
     customer = await open_socket()
     await customer.send_json_to({"type": "handoff_request"})
-    offline = await customer.receive_json_from(timeout=5)
-    assert offline["type"] == "handoff_offline"
+    offline, cards = await offline_and_cards(customer)
     assert offline["options"] == ["schedule_callback", "create_ticket"]
-    assert "ring mig" in offline["text"]
+    assert "ring mig på" not in offline["text"] and "välj nedan" in offline["text"]
+    assert [(c["type"], c["action"]) for c in cards] == [
+        ("action_suggestion", "schedule_callback"),
+        ("action_suggestion", "create_ticket"),
+    ]
+    assert [c["card"]["state"] for c in cards] == ["pending", "pending"]
+    assert cards[0]["card"]["needsPhone"] is True  # the callback asks for a number on its card
     assert not await Handoff.objects.filter(status=Handoff.Status.WAITING).aexists()
     assert (await HandoffEvent.objects.aget()).kind == "offline"
     await customer.disconnect()
+
+
+async def test_the_offered_ticket_card_runs_when_confirmed(settings):
+    """The ticket card is the action the customer already knows: confirm creates the ticket."""
+    settings.HANDOFF_OPENING_HOURS = "never"
+    customer = await open_socket()
+    await customer.send_json_to({"type": "handoff_request"})
+    _, cards = await offline_and_cards(customer)
+    ticket = cards[1]["suggestionId"]
+    await customer.send_json_to({"type": "confirm_action", "suggestionId": ticket})
+    executed = await receive_until(customer, "action_executed")
+    assert executed["card"]["state"] == "done"
+    await customer.disconnect()
+
+
+async def test_with_hours_unset_an_agent_online_is_available_at_any_hour(eva, settings):
+    """No opening hours: an agent in the console is a person available, whatever the time."""
+    settings.HANDOFF_OPENING_HOURS = ""
+    console = staff_socket(await sync_to_async(session_cookie)(eva))
+    assert (await console.connect(timeout=5))[0]
+    await receive_until(console, "queue")
+    customer = await open_socket()
+    await customer.send_json_to({"type": "handoff_request"})
+    assert await customer.receive_json_from(timeout=5) == {"type": "handoff_queued", "position": 1}
+    assert (await receive_until(console, "queue"))["total"] == 1
+    await customer.disconnect()
+    await console.disconnect()
+
+
+async def test_with_hours_unset_and_no_agent_online_cards_and_when_staff_are_back(eva, settings):
+    """The last console closed: the next customer is offered the cards, told staff answer when
+    one of them is back; with hours set, told the day and time they open."""
+    settings.HANDOFF_OPENING_HOURS = ""
+    console = staff_socket(await sync_to_async(session_cookie)(eva))
+    assert (await console.connect(timeout=5))[0]
+    await receive_until(console, "queue")
+    await console.disconnect()
+    customer = await open_socket()
+    await customer.send_json_to({"type": "handoff_request"})
+    offline, cards = await offline_and_cards(customer)
+    assert "så snart någon av dem är tillbaka" in offline["text"]
+    assert offline["backAt"] is None
+    assert [c["action"] for c in cards] == ["schedule_callback", "create_ticket"]
+    await customer.disconnect()
+
+    settings.HANDOFF_OPENING_HOURS = "mon-fri 08:00-17:00; sat-sun 00:00-00:01"
+    frame = await sync_to_async(handoff.offline_frame)(
+        language="sv",
+        now=dt.datetime(2026, 11, 23, 21, 0, tzinfo=dt.UTC),  # Monday 22:00 local
+    )
+    assert frame["text"].endswith("Personalen är tillbaka i morgon kl. 08:00.")
+
+
+async def test_a_console_whose_process_died_stops_counting_as_online(eva, settings):
+    """A console row not touched for three presence intervals is nobody."""
+    settings.HANDOFF_OPENING_HOURS = ""
+    now = timezone.now()
+    await sync_to_async(staff_handoff.staff_console_open)(channel_name="dead", staff=eva)
+    assert await sync_to_async(handoff.person_available)(now=now)
+    later = now + dt.timedelta(seconds=3 * settings.STAFF_PRESENCE_SECONDS + 1)
+    assert not await sync_to_async(handoff.person_available)(now=later)
 
 
 async def test_a_stream_stops_when_a_person_joins_and_no_agent_frame_follows(eva, settings):
@@ -123,7 +201,7 @@ async def test_a_stream_stops_when_a_person_joins_and_no_agent_frame_follows(eva
     conversation_id = await queued_conversation()
     await customer.send_json_to({"type": "message", "id": "slow", "text": "Vad kostar premium?"})
     assert (await customer.receive_json_from(timeout=5))["type"] == "stream"
-    await sync_to_async(handoff.handoff_take)(conversation_id=conversation_id, staff=eva)
+    await sync_to_async(staff_handoff.handoff_take)(conversation_id=conversation_id, staff=eva)
     seen = []
     while (frame := await customer.receive_json_from(timeout=5))["type"] != "agent_joined":
         seen.append(frame)
@@ -181,8 +259,8 @@ async def test_a_join_that_never_reached_the_connection_is_found_at_the_next_mes
     await customer.send_json_to({"type": "handoff_request"})
     await customer.receive_json_from(timeout=5)
     conversation_id = await queued_conversation()
-    monkeypatch.setattr(handoff, "_to_customer", lambda *args: None)  # the join is lost
-    await sync_to_async(handoff.handoff_take)(conversation_id=conversation_id, staff=eva)
+    monkeypatch.setattr(staff_handoff, "to_customer", lambda *args: None)  # the join is lost
+    await sync_to_async(staff_handoff.handoff_take)(conversation_id=conversation_id, staff=eva)
     monkeypatch.undo()
 
     await customer.send_json_to({"type": "message", "id": "lost", "text": "Vad kostar premium?"})
@@ -210,7 +288,7 @@ async def test_a_reconnecting_customer_still_talks_to_the_person(eva):
     await customer.send_json_to({"type": "message", "id": "p", "text": "talk to a human"})
     await receive_until(customer, "handoff_queued")
     conversation_id = await queued_conversation()
-    await sync_to_async(handoff.handoff_take)(conversation_id=conversation_id, staff=eva)
+    await sync_to_async(staff_handoff.handoff_take)(conversation_id=conversation_id, staff=eva)
     assert (await customer.receive_json_from(timeout=5))["type"] == "agent_joined"
     await customer.disconnect()
 
@@ -232,7 +310,7 @@ async def test_waiting_customers_hear_their_place_move_up(eva):
     waiting = await sync_to_async(list)(
         Handoff.objects.order_by("requested_at", "id").values_list("conversation_id", flat=True)
     )
-    await sync_to_async(handoff.handoff_take)(conversation_id=waiting[0], staff=eva)
+    await sync_to_async(staff_handoff.handoff_take)(conversation_id=waiting[0], staff=eva)
     assert (await first.receive_json_from(timeout=5))["type"] == "agent_joined"
     assert await second.receive_json_from(timeout=5) == {"type": "handoff_queued", "position": 1}
     for customer in (first, second):
@@ -248,10 +326,10 @@ async def test_the_transcript_after_a_reload_keeps_what_the_person_wrote(eva):
     await customer.send_json_to({"type": "handoff_request"})
     await customer.receive_json_from(timeout=5)
     conversation_id = await queued_conversation()
-    await sync_to_async(handoff.handoff_take)(conversation_id=conversation_id, staff=eva)
+    await sync_to_async(staff_handoff.handoff_take)(conversation_id=conversation_id, staff=eva)
     await customer.send_json_to({"type": "message", "id": "q", "text": "Hej?"})
     await receive_until(customer, "handoff_delivered")
-    await sync_to_async(handoff.handoff_staff_message)(
+    await sync_to_async(staff_handoff.handoff_staff_message)(
         conversation_id=conversation_id, staff=eva, text="Hej, Eva här."
     )
     await customer.disconnect()
@@ -411,4 +489,67 @@ async def test_a_waiting_request_expires_when_the_customer_is_gone(eva, settings
     assert row.status == Handoff.Status.EXPIRED and row.closed_at is not None
     assert await HandoffEvent.objects.filter(handoff=row, kind="expired").aexists()
     assert (await receive_until(console, "queue"))["items"] == []
+    await console.disconnect()
+
+
+def customer_cookie() -> list[tuple[bytes, bytes]]:
+    return [(b"cookie", f"sessionid={sessionkeys.issue()}".encode())]
+
+
+async def queue_where(console, check) -> dict:
+    """The console's queue frames until one satisfies ``check``."""
+    while not check(frame := await receive_until(console, "queue")):
+        pass
+    return frame
+
+
+async def test_a_customer_who_closed_the_chat_shows_as_gone_and_holds_no_place(eva):
+    """The last tab closes: at once the console lists them gone, the customer behind moves
+    up to 1, and the next to ask is told 2, not 3."""
+    console = staff_socket(await sync_to_async(session_cookie)(eva))
+    assert (await console.connect(timeout=5))[0]
+    await receive_until(console, "queue")
+    anna, bo = await open_socket(headers=customer_cookie()), await open_socket()
+    await anna.send_json_to({"type": "handoff_request"})
+    assert (await receive_until(anna, "handoff_queued"))["position"] == 1
+    await bo.send_json_to({"type": "handoff_request"})
+    assert (await receive_until(bo, "handoff_queued"))["position"] == 2
+    first = await Handoff.objects.order_by("requested_at", "id").afirst()
+
+    await anna.disconnect()
+    queue = await queue_where(console, lambda f: any(not i["present"] for i in f["items"]))
+    gone = next(i for i in queue["items"] if i["conversationId"] == str(first.conversation_id))
+    assert (gone["present"], gone["position"]) == (False, None)
+    assert [i["position"] for i in queue["items"] if i["present"]] == [1]
+    assert await receive_until(bo, "handoff_queued") == {"type": "handoff_queued", "position": 1}
+
+    carl = await open_socket()
+    await carl.send_json_to({"type": "handoff_request"})
+    assert (await receive_until(carl, "handoff_queued"))["position"] == 2
+    for socket in (bo, carl, console):
+        await socket.disconnect()
+
+
+async def test_taking_a_gone_customers_conversation_says_so_and_their_return_too(eva):
+    """Taken while the customer is gone: the conversation frame says so; when they open the
+    chat again the owner hears they are back."""
+    cookie = customer_cookie()
+    customer = await open_socket(headers=cookie)
+    await customer.send_json_to({"type": "handoff_request"})
+    await receive_until(customer, "handoff_queued")
+    await customer.disconnect()
+    conversation_id = await queued_conversation()
+    console = staff_socket(await sync_to_async(session_cookie)(eva))
+    assert (await console.connect(timeout=5))[0]
+    await console.send_json_to({"type": "take", "conversationId": conversation_id})
+    opened = await receive_until(console, "conversation")
+    assert opened["customerPresent"] is False
+
+    again = await open_socket(headers=cookie)
+    assert (await receive_until(again, "agent_joined"))["name"] == "Eva"
+    back = await receive_until(console, "customer_presence")
+    assert back == {"type": "customer_presence", "conversationId": conversation_id, "present": True}
+    await again.disconnect()
+    gone = await receive_until(console, "customer_presence")
+    assert gone["present"] is False
     await console.disconnect()

@@ -6,7 +6,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from chat.handoff_rules import OpeningHoursError, asks_for_person, is_open, parse_opening_hours
+from chat.handoff_rules import (
+    OpeningHoursError,
+    asks_for_person,
+    available,
+    is_open,
+    next_opening,
+    parse_opening_hours,
+)
 
 
 @pytest.mark.parametrize(
@@ -72,3 +79,44 @@ def test_opening_hours(spec, moment, open_):
 def test_unreadable_opening_hours_are_an_error():
     with pytest.raises(OpeningHoursError):
         parse_opening_hours("weekdays 9-5")
+
+
+EVENING = MONDAY.replace(hour=21)
+
+
+@pytest.mark.parametrize(
+    ("spec", "moment", "staff_online", "expected"),
+    [
+        ("", EVENING, True, True),  # unset: an agent in the console at 21:00 answers
+        ("", EVENING, False, False),
+        ("", MONDAY, False, False),  # within any office hours, but nobody is online
+        ("mon-fri 08:00-17:00", MONDAY, True, True),
+        ("mon-fri 08:00-17:00", EVENING, True, False),  # the hours narrow it
+        ("always", EVENING, False, True),
+        ("never", MONDAY, True, False),
+    ],
+)
+def test_a_person_is_available_when_online_within_hours_that_are_set(
+    spec, moment, staff_online, expected
+):
+    assert available(spec, moment, staff_online=staff_online) is expected
+
+
+@pytest.mark.parametrize(
+    ("spec", "moment", "expected"),
+    [
+        ("mon-fri 08:00-17:00", EVENING, MONDAY.replace(day=24, hour=8)),  # Tuesday 08:00
+        ("mon-fri 08:00-17:00", MONDAY.replace(hour=7), MONDAY.replace(hour=8)),
+        (
+            "mon-fri 08:00-17:00",
+            MONDAY + dt.timedelta(days=4, hours=10),
+            MONDAY.replace(day=30, hour=8),
+        ),
+        ("sat 10:00-14:00", MONDAY, MONDAY.replace(day=28, hour=10)),
+        ("", EVENING, None),
+        ("always", EVENING, None),
+        ("never", EVENING, None),
+    ],
+)
+def test_staff_are_back_at_the_next_opening(spec, moment, expected):
+    assert next_opening(spec, moment) == expected

@@ -9,6 +9,7 @@ from django.test import Client
 
 from chat import handoff
 from chat.models import Handoff, HandoffEvent
+from staff import handoff as staff_handoff
 from tests.chat.handoff_helpers import receive_until, session_cookie, staff_socket, staff_user
 
 pytestmark = [
@@ -135,7 +136,7 @@ async def test_reconnecting_owner_gets_their_conversations_back(anna, anna_cooki
     """A console that reconnects reopens the conversations its user still owns."""
     conversation_id = uuid.uuid4()
     await request_handoff(conversation_id=conversation_id, text="talk to a human")
-    await sync_to_async(handoff.handoff_take)(conversation_id=conversation_id, staff=anna)
+    await sync_to_async(staff_handoff.handoff_take)(conversation_id=conversation_id, staff=anna)
     ws = staff_socket(anna_cookie)
     assert (await ws.connect(timeout=5))[0]
     opened = await receive_until(ws, "conversation")
@@ -189,7 +190,7 @@ async def test_logging_out_closes_that_sessions_staff_sockets(anna, anna_cookie)
     """The admin's logout: the open console of that browser session is closed (4403)."""
     ws = staff_socket(anna_cookie)
     assert (await ws.connect(timeout=5))[0]
-    await ws.receive_json_from(timeout=5)
+    await receive_until(ws, "workspace")  # the queue, then colleagues and saved replies
 
     def log_out():
         client = Client()
@@ -207,7 +208,7 @@ async def test_a_staff_console_is_rate_limited(anna, anna_cookie, settings):
     settings.STAFF_RATE_LIMIT = "5/10"
     ws = staff_socket(anna_cookie)
     assert (await ws.connect(timeout=5))[0]
-    await ws.receive_json_from(timeout=5)
+    await receive_until(ws, "workspace")  # the frames of the connect
     missing = str(uuid.uuid4())
     for _ in range(8):
         await ws.send_json_to({"type": "take", "conversationId": missing})
