@@ -18,6 +18,7 @@ $(UV):
 
 install: $(UV)
 	$(UV) sync --frozen
+	$(UV) run python -m grounding.lemma_tables
 
 migrate: install
 	$(UV) run python manage.py migrate --no-input

@@ -5,9 +5,10 @@ simplemma unpickles a language's whole dictionary into a ``dict`` (Swedish 111 M
 3.4 MB and 0.9 MB; mapped from a file (``BytesTrie.mmap``), a process pays only for the pages
 its look-ups touch, and every server process of a machine shares them.
 
-- First use of a language on a machine: simplemma's dictionary is read once (seconds) and
-  written as a trie to ``<cache>/<simplemma version>/<lang>.marisa`` (a temporary file,
-  then renamed: concurrent processes never read half a file).
+- First use of a language on a machine (``make install`` runs ``prepare``): simplemma's
+  dictionary is read once (seconds) and written as a trie to
+  ``<cache>/<simplemma version>/<lang>.marisa`` (a temporary file, then renamed:
+  concurrent processes never read half a file).
 - Every later use maps that file; nothing is unpickled.
 - A cache directory that cannot be written: the trie is kept in memory (still a few MB).
 - A damaged file is built again.
@@ -35,6 +36,8 @@ from simplemma.strategies import DefaultStrategy, DictionaryLookupStrategy
 from simplemma.strategies.dictionaries import DefaultDictionaryFactory, DictionaryFactory
 from simplemma.strategies.dictionaries.trie_dictionary_factory import TrieWrapDict
 from simplemma.token_sampler import MostCommonTokenSampler, RelaxedMostCommonTokenSampler
+
+from grounding.lexicon import LEXICONS
 
 logger = logging.getLogger(__name__)
 
@@ -127,3 +130,14 @@ class Lemmas:
 
 
 LEMMAS = Lemmas(MappedTrieDictionaryFactory())
+
+
+def prepare() -> None:
+    """Build (or map) every language's table now: ``make install`` runs this, so a server's
+    start (``warm_up``) or a test's never spends the seconds of a first build."""
+    for language in LEXICONS:
+        LEMMAS.dictionaries.get_dictionary(language)
+
+
+if __name__ == "__main__":
+    prepare()
