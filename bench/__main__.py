@@ -151,6 +151,17 @@ def last_json(command: list[str], what: str) -> dict:
     return json.loads(done.stdout.splitlines()[-1])
 
 
+def _rss(process: psutil.Process) -> int:
+    """Resident memory of the server and its own processes (the audit writer), in bytes."""
+    total = 0
+    for each in [process, *process.children(recursive=True)]:
+        try:
+            total += each.memory_info().rss
+        except psutil.NoSuchProcess:
+            continue
+    return total
+
+
 class PeakRss(threading.Thread):
     """The server's highest resident memory while the turns run (sampled every 50 ms)."""
 
@@ -161,7 +172,7 @@ class PeakRss(threading.Thread):
     def run(self) -> None:
         while not self._stop_event.wait(0.05):
             try:
-                self.peak = max(self.peak, self.process.memory_info().rss)
+                self.peak = max(self.peak, _rss(self.process))
             except psutil.Error:
                 return
 
@@ -199,6 +210,7 @@ def load_run(
     ``profile``: the server is ``bench.profiled_daphne``; its profile covers the turns only.
     """
     process = psutil.Process(server.pid)
+    rest = _rss(process)  # started and warmed up (config.asgi), no client yet
     stderr_path = workdir / f"client-{server.port}.log"
     with stderr_path.open("w") as stderr:
         client = subprocess.Popen(
@@ -222,7 +234,7 @@ def load_run(
         )
         watchdog = threading.Timer(CLIENT_TIMEOUT, client.kill)
         watchdog.start()
-        figures: dict = {}
+        figures: dict = {"rss_rest_mb": round(rest / MB, 1)}
         try:
             result = _drive_stages(client, process, figures, profile)
         finally:
@@ -246,11 +258,11 @@ def _drive_stages(client: subprocess.Popen, process: psutil.Process, figures: di
         message = json.loads(line)
         stage = message.get("stage")
         if stage == "warm":
-            figures["rss_warm_mb"] = round(process.memory_info().rss / MB, 1)
+            figures["rss_warm_mb"] = round(_rss(process) / MB, 1)
             figures["cpu_connect_start"] = _cpu(process)
             go()
         elif stage == "connected":
-            rss = process.memory_info().rss / MB
+            rss = _rss(process) / MB
             figures["rss_connected_mb"] = round(rss, 1)
             figures["idle_added_mb"] = round(rss - figures["rss_warm_mb"], 1)
             cpu_start, loop_start = _cpu(process), _loop_thread_cpu(process)
@@ -271,8 +283,8 @@ def _drive_stages(client: subprocess.Popen, process: psutil.Process, figures: di
             # The rest ran in worker threads (database calls, index loads).
             figures["cpu_turns_loop_thread_s"] = round(_loop_thread_cpu(process) - loop_start, 3)
             figures["cpu_pct"] = round(100 * cpu / wall, 1) if wall else None
-            figures["rss_peak_mb"] = round(max(sampler.stop(), process.memory_info().rss) / MB, 1)
-            figures["rss_after_mb"] = round(process.memory_info().rss / MB, 1)
+            figures["rss_peak_mb"] = round(max(sampler.stop(), _rss(process)) / MB, 1)
+            figures["rss_after_mb"] = round(_rss(process) / MB, 1)
             figures["threads_after"] = process.num_threads()
             return message["result"]
     if sampler is not None:
