@@ -24,7 +24,7 @@ import logging
 import os
 import tempfile
 import threading
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from operator import itemgetter
 from pathlib import Path
 
@@ -34,7 +34,6 @@ from simplemma import LanguageDetector, Lemmatizer
 from simplemma.__metadata__ import __version__ as SIMPLEMMA_VERSION
 from simplemma.strategies import DefaultStrategy, DictionaryLookupStrategy
 from simplemma.strategies.dictionaries import DefaultDictionaryFactory, DictionaryFactory
-from simplemma.strategies.dictionaries.trie_dictionary_factory import TrieWrapDict
 from simplemma.token_sampler import MostCommonTokenSampler, RelaxedMostCommonTokenSampler
 
 from grounding.lexicon import LEXICONS
@@ -56,6 +55,35 @@ def build_trie(language: str) -> BytesTrie:
     )
 
 
+class TrieTable(Mapping[str, str]):
+    """A trie as simplemma's ``Mapping`` of word to lemma; ``get`` without a ``KeyError`` raised
+    and caught for each word it lacks (half the time of simplemma's ``TrieWrapDict.get``)."""
+
+    __slots__ = ("_trie",)
+
+    def __init__(self, trie: BytesTrie) -> None:
+        self._trie = trie
+
+    def get(self, key: str, default: str | None = None) -> str | None:
+        found = self._trie.get(key)
+        return found[0].decode() if found else default
+
+    def __getitem__(self, key: str) -> str:
+        found = self._trie.get(key)
+        if not found:
+            raise KeyError(key)
+        return found[0].decode()
+
+    def __contains__(self, key: object) -> bool:
+        return isinstance(key, str) and key in self._trie
+
+    def __iter__(self) -> Iterator[str]:
+        return self._trie.iterkeys()
+
+    def __len__(self) -> int:
+        return len(self._trie)
+
+
 class MappedTrieDictionaryFactory(DictionaryFactory):
     """simplemma's ``DictionaryFactory`` over tries mapped from ``table_dir`` (see the table)."""
 
@@ -70,7 +98,7 @@ class MappedTrieDictionaryFactory(DictionaryFactory):
             with self._lock:
                 table = self._tables.get(lang)
                 if table is None:
-                    table = self._tables[lang] = TrieWrapDict(self._trie(lang))
+                    table = self._tables[lang] = TrieTable(self._trie(lang))
         return table
 
     def _trie(self, language: str) -> BytesTrie:
