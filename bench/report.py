@@ -253,9 +253,9 @@ def load_rows(clients: int, runs: dict, turns: int) -> list[Row]:
 
 
 def _memory_rows(tag: str, runs: dict, held: bool) -> list[Row]:
-    """The server's resident memory (its own processes included) before the clients connect
-    and at its highest while the turns ran, beside the floors'."""
-    return [
+    """The server process's resident memory before the clients connect and at its highest
+    while the turns ran, beside the floors'; then its own processes' (the audit writer)."""
+    held_rows = [
         Row(
             f"{tag} {label} (MB)",
             "<= 2x channels" if held else "",
@@ -264,6 +264,21 @@ def _memory_rows(tag: str, runs: dict, held: bool) -> list[Row]:
         )
         for label, key in (("RSS at rest", "rss_rest_mb"), ("RSS peak", "rss_peak_mb"))
     ]
+    return [
+        *held_rows,
+        Row(
+            f"{tag} RSS of its own processes at rest / peak (MB)",
+            **_each_kind(runs, lambda kind: _rest_and_peak(runs.get(kind))),
+        ),
+    ]
+
+
+def _rest_and_peak(run: dict | None) -> str:
+    rest, peak = (
+        _get(run, "server", "children_rss_rest_mb"),
+        _get(run, "server", "children_rss_peak_mb"),
+    )
+    return f"{fmt(rest, 1)} / {fmt(peak, 1)}"
 
 
 def _within_twice_channels(runs: dict, *path) -> bool | None:

@@ -55,7 +55,8 @@ def test_one_clients_first_stream_is_shown_apart_from_the_questions_retrieval():
 
 
 def with_memory(run: dict, rest_mb: float, peak_mb: float) -> dict:
-    return {**run, "server": {**run["server"], "rss_rest_mb": rest_mb, "rss_peak_mb": peak_mb}}
+    server = {**run["server"], "rss_rest_mb": rest_mb, "rss_peak_mb": peak_mb}
+    return {**run, "server": server}
 
 
 def test_memory_at_rest_and_at_peak_is_held_to_twice_the_channels_floor():
@@ -78,6 +79,14 @@ def test_memory_at_rest_and_at_peak_is_held_to_twice_the_channels_floor():
         "<= 2x channels",
         "MISS",
     )
+
+
+def test_the_audit_writers_memory_is_shown_beside_the_servers_without_a_target():
+    product = loaded(30, 1.5, 300)
+    product["server"] |= {"children_rss_rest_mb": 110.0, "children_rss_peak_mb": 121.5}
+    rows = rows_of({**FLOORS, "product": product})
+    helpers = rows["S2 500 clients: RSS of its own processes at rest / peak (MB)"]
+    assert (helpers.product, helpers.channels, helpers.target) == ("110.0 / 121.5", "- / -", "")
 
 
 def test_memory_below_the_target_load_is_shown_without_a_verdict():
