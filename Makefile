@@ -33,6 +33,7 @@ $(UV):
 
 install: $(UV)
 	$(UV) sync --frozen
+	$(UV) run python -m grounding.lemma_tables
 
 migrate: install
 	$(MANAGE) migrate --no-input

@@ -151,24 +151,38 @@ def last_json(command: list[str], what: str) -> dict:
     return json.loads(done.stdout.splitlines()[-1])
 
 
+def _children_rss(process: psutil.Process) -> int:
+    """Resident memory of the server's own processes (the audit writer), in bytes."""
+    total = 0
+    for child in process.children(recursive=True):
+        try:
+            total += child.memory_info().rss
+        except psutil.NoSuchProcess:
+            continue
+    return total
+
+
 class PeakRss(threading.Thread):
-    """The server's highest resident memory while the turns run (sampled every 50 ms)."""
+    """The highest resident memory of the server process, and of its own processes, while
+    the turns run (sampled every 50 ms)."""
 
     def __init__(self, process: psutil.Process) -> None:
         super().__init__(daemon=True)
-        self.process, self.peak, self._stop_event = process, 0, threading.Event()
+        self.process, self._stop_event = process, threading.Event()
+        self.peak, self.children_peak = 0, 0
 
     def run(self) -> None:
         while not self._stop_event.wait(0.05):
             try:
                 self.peak = max(self.peak, self.process.memory_info().rss)
+                self.children_peak = max(self.children_peak, _children_rss(self.process))
             except psutil.Error:
                 return
 
-    def stop(self) -> int:
+    def stop(self) -> tuple[int, int]:
         self._stop_event.set()
         self.join()
-        return self.peak
+        return self.peak, self.children_peak
 
 
 def _cpu(process: psutil.Process) -> float:
@@ -199,6 +213,8 @@ def load_run(
     ``profile``: the server is ``bench.profiled_daphne``; its profile covers the turns only.
     """
     process = psutil.Process(server.pid)
+    # At rest: started (config.asgi imported, its warm-up done), no client yet.
+    rest, children_rest = process.memory_info().rss, _children_rss(process)
     stderr_path = workdir / f"client-{server.port}.log"
     with stderr_path.open("w") as stderr:
         client = subprocess.Popen(
@@ -222,7 +238,10 @@ def load_run(
         )
         watchdog = threading.Timer(CLIENT_TIMEOUT, client.kill)
         watchdog.start()
-        figures: dict = {}
+        figures: dict = {
+            "rss_rest_mb": round(rest / MB, 1),
+            "children_rss_rest_mb": round(children_rest / MB, 1),
+        }
         try:
             result = _drive_stages(client, process, figures, profile)
         finally:
@@ -271,7 +290,11 @@ def _drive_stages(client: subprocess.Popen, process: psutil.Process, figures: di
             # The rest ran in worker threads (database calls, index loads).
             figures["cpu_turns_loop_thread_s"] = round(_loop_thread_cpu(process) - loop_start, 3)
             figures["cpu_pct"] = round(100 * cpu / wall, 1) if wall else None
-            figures["rss_peak_mb"] = round(max(sampler.stop(), process.memory_info().rss) / MB, 1)
+            peak, children_peak = sampler.stop()
+            figures["rss_peak_mb"] = round(max(peak, process.memory_info().rss) / MB, 1)
+            figures["children_rss_peak_mb"] = round(
+                max(children_peak, _children_rss(process)) / MB, 1
+            )
             figures["rss_after_mb"] = round(process.memory_info().rss / MB, 1)
             figures["threads_after"] = process.num_threads()
             return message["result"]

@@ -232,7 +232,7 @@ def load_rows(clients: int, runs: dict, turns: int) -> list[Row]:
             and _get(product, "server", "idle_added_mb") is not None
             else "",
         ),
-        Row(f"{tag} RSS peak (MB)", **_by_kind(runs, "server", "rss_peak_mb", digits=1)),
+        *_memory_rows(tag, runs, held),
         Row(f"{tag} server CPU in turns (s)", **_by_kind(runs, "server", "cpu_turns_s")),
         Row(
             f"{tag} server CPU per turn (ms)",
@@ -250,6 +250,35 @@ def load_rows(clients: int, runs: dict, turns: int) -> list[Row]:
         Row(f"{tag} turns wall time (s)", **_by_kind(runs, "wall_s")),
     ]
     return rows
+
+
+def _memory_rows(tag: str, runs: dict, held: bool) -> list[Row]:
+    """The server process's resident memory before the clients connect and at its highest
+    while the turns ran, beside the floors'; then its own processes' (the audit writer)."""
+    held_rows = [
+        Row(
+            f"{tag} {label} (MB)",
+            "<= 2x channels" if held else "",
+            **_by_kind(runs, "server", key, digits=1),
+            verdict=verdict(_within_twice_channels(runs, "server", key)) if held else "",
+        )
+        for label, key in (("RSS at rest", "rss_rest_mb"), ("RSS peak", "rss_peak_mb"))
+    ]
+    return [
+        *held_rows,
+        Row(
+            f"{tag} RSS of its own processes at rest / peak (MB)",
+            **_each_kind(runs, lambda kind: _rest_and_peak(runs.get(kind))),
+        ),
+    ]
+
+
+def _rest_and_peak(run: dict | None) -> str:
+    rest, peak = (
+        _get(run, "server", "children_rss_rest_mb"),
+        _get(run, "server", "children_rss_peak_mb"),
+    )
+    return f"{fmt(rest, 1)} / {fmt(peak, 1)}"
 
 
 def _within_twice_channels(runs: dict, *path) -> bool | None:

@@ -185,7 +185,8 @@ def serve(
             command, cwd=ROOT, env=env, stdout=log_file, stderr=subprocess.STDOUT
         )
         try:
-            wait_for_port(port, proc, timeout=30.0, log=log)
+            # Generous: on a busy shared machine a server has taken more than 30 s to start.
+            wait_for_port(port, proc, timeout=120.0, log=log)
             yield Server(kind=kind, port=port, pid=proc.pid, log=log)
         finally:
             if proc.poll() is None:

@@ -28,8 +28,7 @@ Numbers are not terms here; facts and claims add the values next to a number as 
 import re
 from functools import lru_cache
 
-import simplemma
-
+from grounding.lemma_tables import LEMMAS
 from grounding.lexicon import LEXICONS, merged
 from grounding.numerals import EN_PARTS, SV_PARTS
 from grounding.text import ENGLISH, STOPWORDS, SWEDISH, marked_language
@@ -87,7 +86,7 @@ _LOWER_CASE_WORDS = frozenset(
     for language, lexicon in LEXICONS.items()
     for name in lexicon.months
     if any(name not in other.months for other in LEXICONS.values())
-    and simplemma.is_known(name, lang=language)
+    and LEMMAS.is_known(name, lang=language)
     and language == "en"
 )
 _ORDINALS = merged("ordinal_words")
@@ -100,7 +99,7 @@ _LINKING = {
 
 @lru_cache(maxsize=65536)
 def _known(word: str, language: str) -> bool:
-    return len(word) >= _MIN_PART and simplemma.is_known(word, lang=language)
+    return len(word) >= _MIN_PART and LEMMAS.is_known(word, lang=language)
 
 
 _VERB_NOUNS = {language: lexicon.verb_nouns for language, lexicon in LEXICONS.items()}
@@ -176,7 +175,7 @@ def _lemma(word: str, language: str) -> str:
     # sometimes takes a base form for a form of another word ("avgift" -> "avgifta"): a lemma no shorter than the word is not taken.
     # So is a lemma as long as the word when it has another stem (not the word's first three
     # letters): "lilla" -> "liten".
-    lemma = simplemma.lemmatize(word, lang=language).lower()
+    lemma = LEMMAS.lemmatize(word, lang=language).lower()
     other_stem = len(lemma) == len(word) and lemma[:3] != word[:3]
     return lemma if len(lemma) < len(word) or other_stem else word
 
@@ -310,14 +309,15 @@ def _name_compound(word: str, language: str) -> tuple[str, ...]:
 
 
 def warm_up() -> None:
-    """Load simplemma's dictionaries now (about a second), not in a customer's first turn.
+    """Map simplemma's dictionaries now (grounding.lemma_tables: built once a machine, seconds;
+    then mapped), not in a customer's first turn.
 
     With words simplemma must look up: stopwords and units never reach it, and a warm-up
     of those alone left the load to the first question (0.5 s of a stalled event loop).
     """
     for language in LEXICONS:
-        simplemma.lemmatize("priserna", lang=language)
-    simplemma.langdetect("Priserna gäller hela året", lang=(SWEDISH, ENGLISH))
+        LEMMAS.lemmatize("priserna", lang=language)
+    LEMMAS.langdetect("Priserna gäller hela året", lang=(SWEDISH, ENGLISH))
 
 
 def text_language(text: str) -> str:
@@ -332,7 +332,7 @@ def text_language(text: str) -> str:
     if language is not None:
         return language
     if not _SWEDISH_SIGNS.search(text):
-        ranked = dict(simplemma.langdetect(text, lang=(SWEDISH, ENGLISH)))
+        ranked = dict(LEMMAS.langdetect(text, lang=(SWEDISH, ENGLISH)))
         if ranked.get(ENGLISH, 0.0) > ranked.get(SWEDISH, 0.0):
             return ENGLISH
     return SWEDISH

@@ -8,3 +8,10 @@
 | ``crawl`` | a site: same-site links, depth and page limits, robots.txt, a polite delay, sitemaps | network |
 | ``writer`` | the KB files and the manifest: unchanged pages untouched, vanished pages removed | files |
 """
+
+import os
+
+# onnxruntime (markitdown -> magika) sends usage events to its vendor's collector
+# (mobile.events.data.microsoft.com) unless this is set before it loads: the product
+# connects to no host it was not told to use (tests/config/test_outbound_connections.py).
+os.environ["ORT_DISABLE_TELEMETRY"] = "1"

@@ -3,7 +3,7 @@
 | step | where |
 |---|---|
 | a staff member with ``grounding.run_import`` starts a run | ``start_import_run``: an ``ImportRun`` row (one running per source: a constraint; one running past ``KB_IMPORT_RUN_STALE_SECONDS`` died with its process and fails) |
-| after the commit, the import runs in a thread of the server | ``execute_import_run``: ``import_sources`` into ``KB_DIR``, then ``kb_reindex`` |
+| after the commit, the import runs in a thread of the server | ``execute_import_run``: ``import_sources`` into ``KB_DIR``, then ``kb_reindex`` (the importer's libraries are imported there, not when the admin loads) |
 | the run's counts, failures and end are stored | the admin's "Import runs" page shows them, read-only |
 """
 
@@ -16,7 +16,6 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from grounding.kbimport.service import ImportOptions, import_sources
 from grounding.models import ImportRun, ImportSource
 from grounding.services import kb_reindex
 
@@ -56,6 +55,10 @@ def start_import_run(
 
 def execute_import_run(run_id: int) -> None:
     """Import the run's source into ``KB_DIR``, reindex, and store what happened."""
+    # The importer's libraries (markitdown, trafilatura, ...) load here, in the run's thread,
+    # never in a chat server that only imports the admin.
+    from grounding.kbimport.service import ImportOptions, import_sources
+
     run = ImportRun.objects.select_related("source").get(pk=run_id)
     source = run.source
     options = ImportOptions.from_settings(max_pages=source.max_pages, max_depth=source.max_depth)

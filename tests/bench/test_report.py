@@ -52,3 +52,45 @@ def test_one_clients_first_stream_is_shown_apart_from_the_questions_retrieval():
     assert (apart.product, apart.product_pg, apart.verdict) == ("1.40", "2.70", "ok")
     assert rows["S1 the question's retrieval p50 (ms, in process)"].product == "0.300"
     assert rows["S1 turns completed / errors"].verdict == "ok"
+
+
+def with_memory(run: dict, rest_mb: float, peak_mb: float) -> dict:
+    server = {**run["server"], "rss_rest_mb": rest_mb, "rss_peak_mb": peak_mb}
+    return {**run, "server": server}
+
+
+def test_memory_at_rest_and_at_peak_is_held_to_twice_the_channels_floor():
+    """Each server's RSS before the clients and at its highest; the product within 2x."""
+    floors = {
+        "channels floor": with_memory(FLOORS["channels floor"], 60.0, 70.0),
+        "websockets floor": with_memory(FLOORS["websockets floor"], 20.0, 25.0),
+    }
+    rows = rows_of({**floors, "product": with_memory(loaded(30, 1.5, 300), 118.0, 150.0)})
+    rest, peak = rows["S2 500 clients: RSS at rest (MB)"], rows["S2 500 clients: RSS peak (MB)"]
+    assert (rest.product, rest.channels, rest.websockets, rest.verdict) == (
+        "118.0",
+        "60.0",
+        "20.0",
+        "ok",
+    )
+    assert (peak.product, peak.channels, peak.target, peak.verdict) == (
+        "150.0",
+        "70.0",
+        "<= 2x channels",
+        "MISS",
+    )
+
+
+def test_the_audit_writers_memory_is_shown_beside_the_servers_without_a_target():
+    product = loaded(30, 1.5, 300)
+    product["server"] |= {"children_rss_rest_mb": 110.0, "children_rss_peak_mb": 121.5}
+    rows = rows_of({**FLOORS, "product": product})
+    helpers = rows["S2 500 clients: RSS of its own processes at rest / peak (MB)"]
+    assert (helpers.product, helpers.channels, helpers.target) == ("110.0 / 121.5", "- / -", "")
+
+
+def test_memory_below_the_target_load_is_shown_without_a_verdict():
+    run = with_memory(loaded(30, 1.5, 300), 500.0, 900.0)
+    rows = {row.figure: row for row in load_rows(200, {**FLOORS, "product": run}, 5)}
+    peak = rows["S2 200 clients: RSS peak (MB)"]
+    assert (peak.product, peak.target, peak.verdict) == ("900.0", "", "")

@@ -13,6 +13,8 @@ APPS = ("config", "chat", "actions", "grounding")
 LINT_IMPORTS = str(Path(sys.executable).with_name("lint-imports"))
 # Imports inside a function: only where the order of imports matters, said in a comment there.
 ORDERED_IMPORTS = {"config/serve.py"}
+# The importer's libraries load in an import run, not in a chat server (tests/config/test_asgi.py).
+LAZY_IMPORTS = {"grounding/kbimport/runs.py"}
 NOT_OURS = {"chat/fast_insert.py"}  # issue 14 replaces the batch writer
 
 
@@ -67,7 +69,7 @@ def test_no_imports_hidden_inside_functions():
     for app in APPS:
         for path in sorted((ROOT / app).rglob("*.py")):
             name = path.relative_to(ROOT).as_posix()
-            if "/migrations/" in name or name in ORDERED_IMPORTS | NOT_OURS:
+            if "/migrations/" in name or name in ORDERED_IMPORTS | LAZY_IMPORTS | NOT_OURS:
                 continue
             for node in ast.walk(ast.parse(path.read_text())):
                 if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):

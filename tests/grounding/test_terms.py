@@ -50,11 +50,11 @@ def test_language_of_an_answer():
 
 def test_marker_words_that_decide_the_language_spare_the_dictionaries(monkeypatch):
     """A question's own markers ("vad", "the") decide; the dictionaries only break a tie."""
-    import simplemma
+    from grounding.lemma_tables import LEMMAS
 
     asked = []
-    real = simplemma.langdetect
-    monkeypatch.setattr(simplemma, "langdetect", lambda *a, **k: asked.append(a) or real(*a, **k))
+    real = LEMMAS.langdetect
+    monkeypatch.setattr(LEMMAS, "langdetect", lambda *a, **k: asked.append(a) or real(*a, **k))
     assert text_language("Vad kostar premium?") == "sv"
     assert text_language("What does the premium plan cost?") == "en"
     assert asked == []
@@ -129,13 +129,14 @@ def test_every_form_of_a_word_reaches_the_same_term(first, second, shared):
 
 
 def test_after_the_warm_up_no_question_loads_a_dictionary(monkeypatch):
-    """The warm-up loads what the first question would (0.5 s on the event loop otherwise).
+    """The warm-up maps what the first question would (0.5 s on the event loop otherwise).
 
-    Observes simplemma's dictionary loader (a private name of the library: if it moves,
-    this test fails and the warm-up must be checked again).
+    Observes the lemma tables' loader and simplemma's dictionary loader (a private name of
+    the library: if it moves, this test fails and the warm-up must be checked again).
     """
     from simplemma.strategies.dictionaries import dictionary_factory
 
+    from grounding.lemma_tables import LEMMAS
     from grounding.terms import warm_up
 
     warm_up()
@@ -145,6 +146,12 @@ def test_after_the_warm_up_no_question_loads_a_dictionary(monkeypatch):
         dictionary_factory,
         "_load_dictionary_from_disk",
         lambda *args, **kwargs: loads.append(args) or real(*args, **kwargs),
+    )
+    real_trie = LEMMAS.dictionaries._trie
+    monkeypatch.setattr(
+        LEMMAS.dictionaries,
+        "_trie",
+        lambda *args, **kwargs: loads.append(args) or real_trie(*args, **kwargs),
     )
     text_language("Vad kostar produkten i butiken?")
     terms("Hur många kilo väger cykeln?", "sv")
