@@ -36,7 +36,7 @@ from grounding.answer_check import unsupported_with_locations
 from grounding.guard import GuardedStream
 from grounding.index import KBIndex
 from grounding.retrieval import RetrievalResult, is_follow_up, retrieve
-from grounding.text import detect_language
+from grounding.text import detect_language, remove_invisible
 
 logger = logging.getLogger(__name__)
 Status = Message.Status
@@ -204,6 +204,7 @@ class Turn:
             async for delta in stream:
                 if self.record.ttft_ms is None:
                     self.record.ttft_ms = self._elapsed_ms()
+                delta = remove_invisible(delta)  # the customer sees what the guard reads
                 self.record.draft += delta
                 # On a KB of thousands of facts a sentence's check runs in a thread: one
                 # question about many like facts must not stall the other customers here.

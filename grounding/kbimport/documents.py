@@ -8,7 +8,7 @@ Pure: no ORM, no I/O.
 | category | the first ``(pattern, category)`` of ``KB_IMPORT_CATEGORIES`` whose pattern (``fnmatch``, case-insensitive) matches the URL's path; else the default (seed 002, section 2.2) |
 | content hash | SHA-1 of the cleaned markdown (seed 002, section 1): a page whose hash is unchanged is not rewritten |
 | header | front matter: ``title``, ``source`` (URL or file name), ``fetched_at``, ``sha1``, ``category`` |
-| cleaning | no HTML survives: tags are removed with nh3 (script and style with their content), entities decoded, NUL and other control characters dropped, blank runs folded |
+| cleaning | no HTML survives: tags are removed with nh3 (script and style with their content), entities decoded, NUL and other control characters dropped, invisible format characters (bidi controls, zero-width characters: ``grounding.text.remove_invisible``) dropped, blank runs folded |
 | a table with an empty header row (a Word table without a marked header) | its first row becomes the header, so its cells name the columns |
 """
 
@@ -23,6 +23,8 @@ from pathlib import PurePosixPath
 from urllib.parse import unquote, urlsplit
 
 import nh3
+
+from grounding.text import remove_invisible
 
 IMPORT_FOLDER = "imported"
 _MAX_PART = 120
@@ -102,6 +104,7 @@ def clean_markdown(text: str) -> str:
     text = nh3.clean(text, tags=set(), clean_content_tags={"script", "style"})
     text = html.unescape(text)  # nh3 escapes what it keeps; markdown wants the characters
     text = _CONTROL.sub("", text.replace("\r\n", "\n").replace("\r", "\n"))
+    text = remove_invisible(text)  # bidi controls, zero-width and other format characters
     lines = _promote_empty_headers([line.rstrip() for line in text.split("\n")])
     return _BLANK_RUN.sub("\n\n", "\n".join(lines)).strip() + "\n"
 

@@ -326,3 +326,24 @@ async def test_a_beginning_that_was_not_written_leaves_the_conversation_unknown(
         Turn(context=context, text="Vad kostar premium?", message_id="u1", services=services)
     )
     assert not context.stored
+
+
+@pytest.mark.parametrize(
+    "char", ["\u202e", "\u202d", "\u2067", "\u2066", "\u200f", "\u200e", "\u200b", "\u2060"]
+)
+async def test_a_bidi_or_invisible_character_in_the_model_output_never_reaches_the_customer(char):
+    """An override around a verified number (U+202E 399 U+202C reads "993" in a browser) is
+    removed before the guard reads the text: the frames, the answer and the draft have none."""
+    backend = ScriptedBackend(["Premium kostar ", f"{char}399\u202c", f" kr/må{char}nad."])
+    turn = Turn(
+        context=ConversationContext(),
+        text="Vad kostar premium?",
+        message_id=f"bidi-{ord(char):x}",
+        services=using(backend),
+    )
+    events = await collect(turn)
+    frames = "".join(e.delta for e in events if isinstance(e, StreamDelta))
+    assert frames == "Premium kostar 399 kr/månad."
+    assert events[-1].grounded and events[-1].text == "Premium kostar 399 kr/månad."
+    row = await assistant_row(f"bidi-{ord(char):x}")
+    assert row.draft == row.text == "Premium kostar 399 kr/månad."

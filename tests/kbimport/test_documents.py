@@ -107,3 +107,10 @@ def test_the_header_is_front_matter_the_reindex_reads():
 )
 def test_only_a_web_address_is_a_source_url(value, url):
     assert web_url(value) == url
+
+
+def test_cleaning_removes_bidi_controls_and_invisible_format_characters():
+    """An imported page's U+202E around a price (shown reversed by a browser), its isolates,
+    marks, zero-width characters and soft hyphens do not reach the KB."""
+    dirty = "Premium kostar \u202e399\u202c kr/\u2067må\u2069nad\u200e\u200f\u200b\ufeff\u00ad.\n"
+    assert clean_markdown(dirty) == "Premium kostar 399 kr/månad.\n"
