@@ -10,7 +10,7 @@ import json
 
 import pytest
 
-from tests.chat.browser import ask, launch, needs_chromium, new_page
+from tests.chat.browser import ask, launch, needs_chromium, wait_connected
 from tests.fake_openai import FakeOpenAI, Reply
 from tests.live import daphne_server, prepare_database, product_env
 
@@ -94,11 +94,11 @@ def test_a_price_wrapped_in_an_invisible_character_is_read_as_the_price_the_guar
     llm.enqueue(Reply(deltas=("Premium kostar ", f"{opening}399{closing}", " kr/månad.")))
     context = browser.new_context(locale="sv-SE")
     frames: list[str] = []
-    context.on(
-        "websocket", lambda ws: ws.on("framereceived", lambda payload: frames.append(payload))
-    )
     try:
-        page = new_page(browser, server_url, context=context)
+        page = context.new_page()
+        page.on("websocket", lambda ws: ws.on("framereceived", lambda f: frames.append(f)))
+        page.goto(server_url + "/")
+        wait_connected(page)
         bubble = ask(page, "Vad kostar Premium?", timeout=60000)
         assert bubble.get_attribute("data-status") == "done"
         assert page.evaluate(VISUAL_DIGITS, bubble.element_handle()) == "399"
