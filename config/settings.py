@@ -199,6 +199,9 @@ KB_IMPORT_MAX_DEPTH = env.int("KB_IMPORT_MAX_DEPTH", default=3)
 KB_IMPORT_MAX_BYTES = env.int("KB_IMPORT_MAX_BYTES", default=2_000_000)
 KB_IMPORT_TIMEOUT = env.float("KB_IMPORT_TIMEOUT", default=15.0)
 KB_IMPORT_DELAY = env.float("KB_IMPORT_DELAY", default=1.0)
+# Hosts (by name, as a URL spells them) an import may reach although they resolve to a
+# loopback, private or link-local address; every other such address is refused.
+KB_IMPORT_INTERNAL_HOSTS = env.list("KB_IMPORT_INTERNAL_HOSTS", default=[])
 KB_IMPORT_USER_AGENT = env(
     "KB_IMPORT_USER_AGENT", default="GroundedSupportKBImport/1.0 (+knowledge base import)"
 )

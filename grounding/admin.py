@@ -5,9 +5,12 @@ edited here would be overwritten by the next reindex, or worse, silently
 differ from the files that citations point to.
 """
 
+from django import forms
+from django.conf import settings
 from django.contrib import admin, messages
 from django.db.models import Count, Exists, OuterRef, Q
 
+from grounding.kbimport.confine import RefusedAddress, check_url
 from grounding.kbimport.runs import ImportAlreadyRunning, start_import_run
 from grounding.models import ImportRun, ImportSource, KBChunk, KBDocument, KBFact, KBIndexState
 
@@ -174,9 +177,30 @@ class KBFactAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
         return "; ".join(reasons)
 
 
+class ImportSourceForm(forms.ModelForm):
+    """A source's URL must be a site the importer may reach (``grounding.kbimport.confine``)."""
+
+    class Meta:
+        model = ImportSource
+        fields = "__all__"
+
+    def clean_url(self):
+        url = self.cleaned_data["url"]
+        try:
+            check_url(url, internal_hosts=settings.KB_IMPORT_INTERNAL_HOSTS)
+        except RefusedAddress as error:
+            raise forms.ValidationError(
+                f"The importer may not connect to {url}: {error}. An internal site must be "
+                "named in KB_IMPORT_INTERNAL_HOSTS."
+            ) from error
+        return url
+
+
 @admin.register(ImportSource)
 class ImportSourceAdmin(admin.ModelAdmin):
     """Sites the KB is imported from; a re-import needs ``grounding.run_import``."""
+
+    form = ImportSourceForm
 
     list_display = ("name", "url", "max_pages", "max_depth", "last_run")
     search_fields = ("name", "url")

@@ -7,6 +7,7 @@
 | redirects | at most 5, each on the same site; a loop is named as one | ``FetchError("redirect loop")`` / ``("redirect leaves the site")`` |
 | content type | HTML, PDF, DOCX, markdown | ``FetchError("content type ... is not imported")`` |
 | status | 2xx only | ``FetchError("HTTP 404")`` |
+| address | public only, checked at connect time (:mod:`grounding.kbimport.confine`) | ``FetchError("refused <url>: ... is an internal host (loopback address 127.0.0.1)")`` |
 """
 
 from dataclasses import dataclass
@@ -14,6 +15,7 @@ from urllib.parse import urljoin, urlsplit
 
 import httpx
 
+from grounding.kbimport.confine import RefusedAddress
 from grounding.kbimport.extract import SUPPORTED_TYPES
 
 MAX_REDIRECTS = 5
@@ -76,6 +78,8 @@ def fetch(
                 return Fetched(
                     url, content_type.lower(), response.charset_encoding, b"".join(chunks)
                 )
+        except RefusedAddress as error:  # raised before the socket connects
+            raise FetchError(f"refused {url}: {error}") from error
         except httpx.TimeoutException as error:
             raise FetchError("timed out") from error
         except httpx.HTTPError as error:

@@ -8,6 +8,7 @@ import httpx
 from django.conf import settings
 from django.utils import timezone
 
+from grounding.kbimport.confine import confined_transport
 from grounding.kbimport.crawl import CrawlLimits, crawl
 from grounding.kbimport.documents import (
     IMPORT_FOLDER,
@@ -39,6 +40,7 @@ class ImportOptions:
     timeout: float
     delay: float
     keep_vanished: bool = False
+    internal_hosts: tuple[str, ...] = ()  # KB_IMPORT_INTERNAL_HOSTS (grounding.kbimport.confine)
 
     @classmethod
     def from_settings(cls, **overrides) -> "ImportOptions":
@@ -48,6 +50,7 @@ class ImportOptions:
             "max_bytes": settings.KB_IMPORT_MAX_BYTES,
             "timeout": settings.KB_IMPORT_TIMEOUT,
             "delay": settings.KB_IMPORT_DELAY,
+            "internal_hosts": tuple(settings.KB_IMPORT_INTERNAL_HOSTS),
         }
         values.update({k: v for k, v in overrides.items() if v is not None})
         return cls(**values)
@@ -71,6 +74,9 @@ def import_sources(
     report = ImportReport()
     notify = progress or (lambda source, report: None)
     with httpx.Client(
+        # Every connection (source, redirects, links) to a checked public address only.
+        transport=confined_transport(options.internal_hosts),
+        trust_env=False,  # no proxy from the environment: it would connect for us, unchecked
         timeout=options.timeout,
         follow_redirects=False,
         headers={"User-Agent": settings.KB_IMPORT_USER_AGENT},

@@ -17,7 +17,14 @@ def imported_site(tmp_path_factory):
     state = FixtureSite()
     server, url = serve(state)
     kb_dir = tmp_path_factory.mktemp("kb")
-    options = ImportOptions(max_pages=50, max_depth=2, max_bytes=200_000, timeout=5, delay=0)
+    options = ImportOptions(
+        max_pages=50,
+        max_depth=2,
+        max_bytes=200_000,
+        timeout=5,
+        delay=0,
+        internal_hosts=("127.0.0.1",),
+    )
     import_sources([url + "/"], kb_dir=kb_dir, options=options)
     yield url, kb_dir
     server.shutdown()
