@@ -182,7 +182,7 @@ class ImportSourceForm(forms.ModelForm):
 
     class Meta:
         model = ImportSource
-        fields = "__all__"
+        fields = ["name", "url", "max_pages", "max_depth"]
 
     def clean_url(self):
         url = self.cleaned_data["url"]
