@@ -87,7 +87,7 @@ def test_a_name_with_any_internal_address_is_refused(monkeypatch):
             (socket.AF_INET, socket.SOCK_STREAM, 6, "", ("10.1.2.3", port)),
         ],
     )
-    with pytest.raises(RefusedAddress, match="private address 10.1.2.3"):
+    with pytest.raises(RefusedAddress, match=r"private address 10\.1\.2\.3"):
         allowed_addresses("mixed.example", 80, internal_hosts=[])
     assert allowed_addresses("mixed.example", 80, internal_hosts=["MIXED.example"]) == [
         "93.184.215.14",
