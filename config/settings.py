@@ -199,6 +199,13 @@ KB_IMPORT_MAX_DEPTH = env.int("KB_IMPORT_MAX_DEPTH", default=3)
 KB_IMPORT_MAX_BYTES = env.int("KB_IMPORT_MAX_BYTES", default=2_000_000)
 KB_IMPORT_TIMEOUT = env.float("KB_IMPORT_TIMEOUT", default=15.0)
 KB_IMPORT_DELAY = env.float("KB_IMPORT_DELAY", default=1.0)
+# A DOCX or PDF is refused before it is parsed when it would unpack to more than this, or
+# to more than this many times its size, or (a PDF) has more pages (grounding/kbimport/bounds.py).
+KB_IMPORT_MAX_UNPACKED_BYTES = env.int("KB_IMPORT_MAX_UNPACKED_BYTES", default=50_000_000)
+KB_IMPORT_MAX_RATIO = env.float("KB_IMPORT_MAX_RATIO", default=100.0)
+KB_IMPORT_MAX_PDF_PAGES = env.int("KB_IMPORT_MAX_PDF_PAGES", default=2000)
+# The address space of an importing process (import_kb, the import worker); 0: unbounded.
+KB_IMPORT_MAX_MEMORY_BYTES = env.int("KB_IMPORT_MAX_MEMORY_BYTES", default=2_000_000_000)
 # Hosts (by name, as a URL spells them) an import may reach although they resolve to a
 # loopback, private or link-local address; every other such address is refused.
 KB_IMPORT_INTERNAL_HOSTS = env.list("KB_IMPORT_INTERNAL_HOSTS", default=[])

@@ -8,6 +8,7 @@ import httpx
 from django.conf import settings
 from django.utils import timezone
 
+from grounding.kbimport.bounds import UnpackBounds
 from grounding.kbimport.confine import confined_transport
 from grounding.kbimport.crawl import CrawlLimits, crawl
 from grounding.kbimport.documents import (
@@ -40,6 +41,8 @@ class ImportOptions:
     timeout: float
     delay: float
     keep_vanished: bool = False
+    # A DOCX's or PDF's unpacked size (kbimport.bounds); frozen, so one default is shared safely.
+    unpack: UnpackBounds = UnpackBounds()  # noqa: RUF009
     internal_hosts: tuple[str, ...] = ()  # KB_IMPORT_INTERNAL_HOSTS (grounding.kbimport.confine)
 
     @classmethod
@@ -51,6 +54,11 @@ class ImportOptions:
             "timeout": settings.KB_IMPORT_TIMEOUT,
             "delay": settings.KB_IMPORT_DELAY,
             "internal_hosts": tuple(settings.KB_IMPORT_INTERNAL_HOSTS),
+            "unpack": UnpackBounds(
+                max_unpacked=settings.KB_IMPORT_MAX_UNPACKED_BYTES,
+                max_ratio=settings.KB_IMPORT_MAX_RATIO,
+                max_pages=settings.KB_IMPORT_MAX_PDF_PAGES,
+            ),
         }
         values.update({k: v for k, v in overrides.items() if v is not None})
         return cls(**values)
@@ -89,8 +97,10 @@ def import_sources(
     return report
 
 
-def _page_document(page: Fetched) -> ImportedDocument:
-    extracted = extract(page.data, page.content_type, name=page.url, encoding=page.encoding)
+def _page_document(page: Fetched, options: ImportOptions) -> ImportedDocument:
+    extracted = extract(
+        page.data, page.content_type, name=page.url, encoding=page.encoding, bounds=options.unpack
+    )
     return ImportedDocument(
         kb_path=page_path(page.url),
         source=page.url,
@@ -119,7 +129,7 @@ def _import_site(client, start, kb_dir, options, report, notify) -> None:
                 kept[visit.url] = manifest[visit.url]  # keeps its previous version
         else:
             try:
-                document = _page_document(visit.page)
+                document = _page_document(visit.page, options)
             except ExtractionError as error:
                 report.failed.append((visit.url, str(error)))
                 if visit.url in manifest:
@@ -165,7 +175,9 @@ def _import_files(path: Path, kb_dir, options, report, notify) -> None:
             report.failed.append((name, f"over {options.max_bytes} bytes ({size})"))
             continue
         try:
-            extracted = extract(file.read_bytes(), content_type, name=file.name)
+            extracted = extract(
+                file.read_bytes(), content_type, name=file.name, bounds=options.unpack
+            )
         except ExtractionError as error:
             report.failed.append((name, str(error)))
             continue

@@ -7,6 +7,7 @@ from pathlib import Path
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
+from grounding.kbimport.bounds import limit_memory
 from grounding.kbimport.service import ImportOptions, import_sources
 from grounding.kbimport.writer import ImportReport
 
@@ -33,6 +34,11 @@ class Command(BaseCommand):
             action="store_true",
             help="report pages gone from the site instead of removing their files",
         )
+
+    def run_from_argv(self, argv):
+        """From the command line (not ``call_command``): the process's memory is bounded."""
+        limit_memory(settings.KB_IMPORT_MAX_MEMORY_BYTES)
+        super().run_from_argv(argv)
 
     def handle(self, *args, sources, kb_dir, as_json, max_pages, depth, delay, **options):
         kb_dir = Path(kb_dir or settings.KB_DIR)
