@@ -15,7 +15,6 @@ metrics), which ``chat.composition`` builds from the settings; a test passes
 fakes for any of them.
 """
 
-import asyncio
 import dataclasses
 import logging
 import re
@@ -32,6 +31,7 @@ from chat.events import ActionSuggested, Event, Response, StreamDelta, StreamEnd
 from chat.followups import is_elliptical, retrieval_query
 from chat.llm import LLMBackend, LLMError, LLMRequest
 from chat.models import Message
+from chat.verify_pool import run_check
 from grounding.answer_check import unsupported_with_locations
 from grounding.guard import GuardedStream
 from grounding.index import KBIndex
@@ -209,7 +209,7 @@ class Turn:
                 # On a KB of thousands of facts a sentence's check runs in a thread: one
                 # question about many like facts must not stall the other customers here.
                 if offload and guard.may_check(delta):
-                    released = await asyncio.to_thread(guard.feed, delta)
+                    released = await run_check(guard.feed, delta, owner=self.context)
                 else:
                     released = guard.feed(delta)
                 if released:
@@ -219,7 +219,9 @@ class Turn:
             else:
                 # The last sentence's check, in a thread only when it states a number.
                 last = offload and guard.may_check("\n")
-                released = await asyncio.to_thread(guard.finish) if last else guard.finish()
+                released = (
+                    await run_check(guard.finish, owner=self.context) if last else guard.finish()
+                )
                 if released:
                     yield self._delta(released)
         except LLMError as exc:

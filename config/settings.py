@@ -193,6 +193,9 @@ KB_MAX_NUMBERS_PER_FILE = env.int("KB_MAX_NUMBERS_PER_FILE", default=2000)
 # With more facts than this in the KB, an answer's number checks run in a worker thread, so a
 # question about thousands of like facts stalls no other customer (chat/pipeline.py).
 VERIFY_IN_THREAD_FACTS = env.int("VERIFY_IN_THREAD_FACTS", default=1000)
+# Those checks run in this many threads of their own, one check per connection at a time
+# (chat/verify_pool.py): pure Python holds the GIL, so more threads only take the loop's share.
+VERIFY_WORKERS = env.int("VERIFY_WORKERS", default=1)
 # manage.py import_kb: a site's crawl and each page's bounds (docs/import.md).
 KB_IMPORT_MAX_PAGES = env.int("KB_IMPORT_MAX_PAGES", default=200)
 KB_IMPORT_MAX_DEPTH = env.int("KB_IMPORT_MAX_DEPTH", default=3)

@@ -272,17 +272,18 @@ async def _assistant_rows() -> int:
 @pytest.mark.parametrize(("above", "hops"), [(10**9, 0), (0, 1)])
 async def test_the_number_check_runs_in_a_thread_only_on_a_large_kb(monkeypatch, above, hops):
     """A KB of more facts than ``verify_in_thread_above``: the sentence with a number is checked
-    in a worker thread (issue 25 finding 5); on a small KB in place (no hop per turn)."""
-    import asyncio
+    in the verification pool's thread (issue 25 finding 5, issue 46); on a small KB in place
+    (no hop per turn)."""
+    from chat import pipeline
 
     threaded = []
-    real = asyncio.to_thread
+    real = pipeline.run_check
 
-    async def to_thread(func, *args, **kwargs):
-        threaded.append(func.__name__)
-        return await real(func, *args, **kwargs)
+    async def run_check(func, *args, owner):
+        threaded.append((func.__name__, owner))
+        return await real(func, *args, owner=owner)
 
-    monkeypatch.setattr(asyncio, "to_thread", to_thread)
+    monkeypatch.setattr(pipeline, "run_check", run_check)
     services = dataclasses.replace(
         using(ScriptedBackend(["Premium ", "kostar ", "399 kr/månad."])),
         verify_in_thread_above=above,
@@ -296,6 +297,7 @@ async def test_the_number_check_runs_in_a_thread_only_on_a_large_kb(monkeypatch,
     events = await collect(turn)
     assert events[-1].grounded is True
     assert len(threaded) == hops
+    assert all(owner is turn.context for _, owner in threaded)  # bounded per connection
 
 
 async def test_after_the_first_beginning_the_conversation_is_known_stored():
