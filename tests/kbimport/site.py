@@ -187,6 +187,36 @@ AVBOKNING_DOCX = _docx(
 LARGE_BYTES = 300_000
 
 
+# Pages no other page links to (the crawl never meets them): a test imports one with
+# ``--depth 0``. "Entré": a table whose first row is a caption spanning the columns, a
+# <caption>, and a markdown link written as text in the HTML.
+UNLINKED = {
+    "/entre": (
+        "Entré",
+        """<h1>Entré till badet</h1>
+<p>Badet vid Storvattnet är öppet för alla gäster under säsongen.</p>
+<table><tr><td colspan="3">Priser per person</td></tr>
+<tr><th>Besökare</th><th>Per dag</th><th>Per säsong</th></tr>
+<tr><td>Vuxen</td><td>120 kr</td><td>900 kr</td></tr>
+<tr><td>Barn</td><td>60 kr</td><td>450 kr</td></tr>
+<tr><td>Pensionär</td><td>90 kr</td><td>700 kr</td></tr></table>
+<table><caption>Hyra vid badet</caption>
+<tr><th>Utrustning</th><th>Per timme</th></tr>
+<tr><td>Solstol</td><td>40 kr</td></tr><tr><td>Parasoll</td><td>25 kr</td></tr></table>
+<p>Biljetter säljs även hos [vår partner](https://partner.example/biljetter) och
+<a href="https://other.example/">på deras sida</a>.</p>""",
+    ),
+}
+GUIDE_MD = """# Guide till Fjällby
+
+Läs [villkoren](https://other.example/villkor "Villkor") innan du bokar.
+![Karta över campingen](https://other.example/karta.png)
+Frågor? Se [vanliga frågor][faq] eller <https://other.example/kontakt>.
+
+[faq]: https://other.example/faq
+"""
+
+
 class FixtureSite:
     """The site's state: ``version`` 1 or 2 (the news page changes, the campaign page goes)."""
 
@@ -233,6 +263,11 @@ class FixtureSite:
             return 200, {"Content-Type": html}, self._page("Nyheter", body)
         if path == "/gammal-kampanj" and self.version > 1:
             return 404, {"Content-Type": html}, b"<h1>Sidan finns inte</h1>"
+        if path == "/guide.md":  # not linked: imported on its own (--depth 0)
+            return 200, {"Content-Type": "text/markdown; charset=utf-8"}, GUIDE_MD.encode()
+        if path in UNLINKED:
+            title, body = UNLINKED[path]
+            return 200, {"Content-Type": html}, self._page(title, body)
         if path in PAGES:
             title, body = PAGES[path]
             return 200, {"Content-Type": html}, self._page(title, body)

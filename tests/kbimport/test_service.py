@@ -272,3 +272,48 @@ def test_a_page_in_the_wrong_encoding_is_read_with_replacements(site, import_set
     assert report.added == [url + "/latin1"]
     text = (tmp_path / "imported" / "127-0-0-1" / "latin1.md").read_text(encoding="utf-8")
     assert "45 kr" in text and "\ufffd" in text
+
+
+@pytest.mark.django_db
+def test_a_caption_row_table_imports_with_its_header_and_its_cells_keep_their_columns(
+    site, import_settings, tmp_path
+):
+    """The fixture site's "Entré": a first row "Priser per person" spanning the columns and a
+    <caption>. The real header leads, so a price of another visitor group is withheld."""
+    from grounding import selectors
+    from grounding.answer_check import answer_check
+
+    _, url = site
+    report = run_import(url + "/entre", tmp_path, max_depth=0)
+    assert report.added == [url + "/entre"]
+    body = (tmp_path / "imported/127-0-0-1/entre.md").read_text()
+    assert "Priser per person\n\n| Besökare | Per dag | Per säsong |\n|---|---|---|\n" in body
+    assert "Hyra vid badet\n\n| Utrustning | Per timme |\n|---|---|\n" in body
+    kb_reindex(kb_dir=tmp_path)
+    selectors.clear_index_cache()
+    try:
+        index = selectors.current_index()
+        question = "Vad kostar entré för barn per dag?"
+        right = answer_check(index=index, question=question, answer="Barn betalar 60 kr per dag.")
+        wrong = answer_check(index=index, question=question, answer="Barn betalar 120 kr per dag.")
+    finally:
+        selectors.clear_index_cache()
+    assert right.grounded, right.as_dict()
+    assert not wrong.grounded
+
+
+def test_links_of_html_and_markdown_pages_are_imported_as_text(site, import_settings, tmp_path):
+    """A markdown link written as text in an HTML page, and a text/markdown page's links,
+    images, reference links and autolinks: their text reaches the KB, no target does."""
+    _, url = site
+    report = run_import(url + "/entre", tmp_path, max_depth=0)
+    report = run_import(url + "/guide.md", tmp_path, max_depth=0)
+    assert report.added == [url + "/guide.md"]
+    entre = (tmp_path / "imported/127-0-0-1/entre.md").read_text()
+    guide = (tmp_path / "imported/127-0-0-1/guide.md").read_text()
+    assert "Biljetter säljs även hos vår partner och på deras sida." in " ".join(entre.split())
+    assert "Läs villkoren innan du bokar." in guide and "Karta över campingen" in guide
+    assert "Se vanliga frågor eller https://other.example/kontakt." in guide
+    for text in (entre, guide):
+        body = text.split("---\n", 2)[2]
+        assert "](" not in body and "[faq]" not in body and "partner.example" not in body
