@@ -202,6 +202,9 @@ KB_IMPORT_MAX_DEPTH = env.int("KB_IMPORT_MAX_DEPTH", default=3)
 KB_IMPORT_MAX_BYTES = env.int("KB_IMPORT_MAX_BYTES", default=2_000_000)
 KB_IMPORT_TIMEOUT = env.float("KB_IMPORT_TIMEOUT", default=15.0)
 KB_IMPORT_DELAY = env.float("KB_IMPORT_DELAY", default=1.0)
+# A page's whole fetch (a page sending a byte a second is cut), and a site's whole crawl.
+KB_IMPORT_PAGE_SECONDS = env.float("KB_IMPORT_PAGE_SECONDS", default=60.0)
+KB_IMPORT_RUN_SECONDS = env.float("KB_IMPORT_RUN_SECONDS", default=1800.0)
 # A DOCX or PDF is refused before it is parsed when it would unpack to more than this, or
 # to more than this many times its size, or (a PDF) has more pages (grounding/kbimport/bounds.py).
 KB_IMPORT_MAX_UNPACKED_BYTES = env.int("KB_IMPORT_MAX_UNPACKED_BYTES", default=50_000_000)

@@ -41,6 +41,8 @@ class ImportOptions:
     timeout: float
     delay: float
     keep_vanished: bool = False
+    page_seconds: float | None = None  # KB_IMPORT_PAGE_SECONDS: a page's whole fetch
+    run_seconds: float | None = None  # KB_IMPORT_RUN_SECONDS: a site's whole crawl
     # A DOCX's or PDF's unpacked size (kbimport.bounds); frozen, so one default is shared safely.
     unpack: UnpackBounds = UnpackBounds()  # noqa: RUF009
     internal_hosts: tuple[str, ...] = ()  # KB_IMPORT_INTERNAL_HOSTS (grounding.kbimport.confine)
@@ -53,6 +55,8 @@ class ImportOptions:
             "max_bytes": settings.KB_IMPORT_MAX_BYTES,
             "timeout": settings.KB_IMPORT_TIMEOUT,
             "delay": settings.KB_IMPORT_DELAY,
+            "page_seconds": settings.KB_IMPORT_PAGE_SECONDS,
+            "run_seconds": settings.KB_IMPORT_RUN_SECONDS,
             "internal_hosts": tuple(settings.KB_IMPORT_INTERNAL_HOSTS),
             "unpack": UnpackBounds(
                 max_unpacked=settings.KB_IMPORT_MAX_UNPACKED_BYTES,
@@ -118,11 +122,19 @@ def _import_site(client, start, kb_dir, options, report, notify) -> None:
     found: dict[str, str] = {}
     kept: dict[str, str] = {}
     complete = True
-    limits = CrawlLimits(options.max_pages, options.max_depth, options.max_bytes, options.delay)
+    limits = CrawlLimits(
+        options.max_pages,
+        options.max_depth,
+        options.max_bytes,
+        options.delay,
+        page_seconds=options.page_seconds,
+        run_seconds=options.run_seconds,
+    )
     for visit in crawl(client, start, limits, user_agent=settings.KB_IMPORT_USER_AGENT):
         if visit.skipped is not None:
             report.skipped.append((visit.url, visit.skipped))
-            complete = complete and not visit.skipped.startswith("over the page limit")
+            # Cut short by the page or the time limit: the pages not reached are not gone.
+            complete = complete and not visit.skipped.startswith("over the ")
         elif visit.error is not None:
             report.failed.append((visit.url, visit.error))
             if visit.url in manifest and visit.error not in GONE:

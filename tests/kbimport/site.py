@@ -217,6 +217,9 @@ Frågor? Se [vanliga frågor][faq] eller <https://other.example/kontakt>.
 """
 
 
+DRIP_SECONDS = 0.05  # "/droppande": its ~1,100 bytes take about a minute
+
+
 class FixtureSite:
     """The site's state: ``version`` 1 or 2 (the news page changes, the campaign page goes)."""
 
@@ -263,6 +266,8 @@ class FixtureSite:
             return 200, {"Content-Type": html}, self._page("Nyheter", body)
         if path == "/gammal-kampanj" and self.version > 1:
             return 404, {"Content-Type": html}, b"<h1>Sidan finns inte</h1>"
+        if path == "/droppande":  # not linked; sent a byte every DRIP_SECONDS
+            return 200, {"Content-Type": html}, self._page("Droppande", "<p>Långsamt.</p>")
         if path == "/guide.md":  # not linked: imported on its own (--depth 0)
             return 200, {"Content-Type": "text/markdown; charset=utf-8"}, GUIDE_MD.encode()
         if path in UNLINKED:
@@ -291,7 +296,19 @@ def serve(site: FixtureSite) -> tuple[ThreadingHTTPServer, str]:
                 self.send_header(name, value)
             self.send_header("Content-Length", str(len(body)))
             self.end_headers()
+            if self.path == "/droppande":  # a byte at a time, each read well inside the timeout
+                self._drip(body)
+                return
             self.wfile.write(body)
+
+        def _drip(self, body: bytes) -> None:
+            try:
+                for index in range(len(body)):
+                    self.wfile.write(body[index : index + 1])
+                    self.wfile.flush()
+                    time.sleep(DRIP_SECONDS)
+            except (BrokenPipeError, ConnectionResetError):
+                pass  # the importer cut it
 
         def log_message(self, *args):
             pass

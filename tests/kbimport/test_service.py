@@ -317,3 +317,47 @@ def test_links_of_html_and_markdown_pages_are_imported_as_text(site, import_sett
     for text in (entre, guide):
         body = text.split("---\n", 2)[2]
         assert "](" not in body and "[faq]" not in body and "partner.example" not in body
+
+
+def test_a_page_that_sends_a_byte_at_a_time_is_cut_at_its_total_deadline(
+    site, import_settings, tmp_path
+):
+    """Every read comes well inside the read timeout, but the page as a whole is cut."""
+    _, url = site
+    import_settings.KB_IMPORT_PAGE_SECONDS = 2
+    report = run_import(url + "/droppande", tmp_path, max_depth=0)
+    assert report.failed == [(url + "/droppande", "over the time limit (2 s)")]
+
+
+def test_a_crawl_past_its_run_deadline_skips_the_rest_and_removes_nothing(
+    site, import_settings, tmp_path
+):
+    """The pages not reached before ``KB_IMPORT_RUN_SECONDS`` are reported, not lost."""
+    from grounding.kbimport.crawl import CrawlLimits, crawl
+    from grounding.kbimport.service import confined_transport
+
+    _, url = site
+    ticks = iter(range(0, 10_000, 10))  # each look at the clock: ten more seconds
+    limits = CrawlLimits(max_pages=50, max_depth=2, max_bytes=200_000, delay=0, run_seconds=45)
+    import httpx
+
+    with httpx.Client(transport=confined_transport(["127.0.0.1"]), timeout=5) as client:
+        visits = list(
+            crawl(client, url + "/", limits, user_agent="test", clock=lambda: next(ticks))
+        )
+    fetched = [v for v in visits if v.page is not None or v.error is not None]
+    late = [v for v in visits if v.skipped == "over the run's time limit (45 s)"]
+    assert 1 <= len(fetched) <= 3 and late
+    assert visits.index(late[0]) > visits.index(fetched[-1])
+
+
+def test_an_import_cut_by_its_run_deadline_removes_no_earlier_page(site, import_settings, tmp_path):
+    _, url = site
+    run_import(url + "/", tmp_path)
+    before = files(tmp_path)
+    import_settings.KB_IMPORT_RUN_SECONDS = 0
+    report = run_import(url + "/", tmp_path)
+    assert report.removed == [] and files(tmp_path) == before
+    assert report.skipped and all(
+        "time limit" in why or "leaves" in why or "robots" in why for _, why in report.skipped
+    )
