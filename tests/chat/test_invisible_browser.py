@@ -71,7 +71,7 @@ def server_url(tmp_path_factory, llm):
         LLM_MODEL="fake-model",
     )
     prepare_database(env)
-    with daphne_server(env, start_timeout=60) as (port, _):
+    with daphne_server(env, start_timeout=120) as (port, _):
         yield f"http://127.0.0.1:{port}"
 
 
