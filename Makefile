@@ -32,6 +32,7 @@ import: migrate
 run: migrate
 	$(UV) run python manage.py mark_interrupted_turns
 	$(UV) run python manage.py recover_executions
+	$(UV) run python manage.py import_worker & worker=$$!; trap 'kill $$worker 2>/dev/null' EXIT INT TERM; \
 	$(UV) run python -m config.serve -b $(HOST) -p $(PORT) --http-timeout $(HTTP_TIMEOUT) --websocket-max-message-size $(WS_TRANSPORT_MAX_BYTES) --websocket-max-frame-size $(WS_TRANSPORT_MAX_BYTES) config.asgi:application
 
 lint: install

@@ -35,6 +35,8 @@ INSTALLED_APPS = [
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
     "channels",
+    "django_tasks",
+    "django_tasks_db",
     "chat",
     "grounding",
     "actions",
@@ -230,8 +232,18 @@ KB_IMPORT_CATEGORIES = [
     ("*/kommunochpolitik/*", "Kommun och politik"),
 ]
 KB_IMPORT_DEFAULT_CATEGORY = env("KB_IMPORT_DEFAULT_CATEGORY", default="Övrigt")
-# A re-import started from the admin runs in a thread of the server (False: in the request).
+# A re-import started from the admin is a job on the task queue, run by the import worker
+# (``manage.py import_worker``, started by ``make run``); False: in the request.
 KB_IMPORT_IN_BACKGROUND = env.bool("KB_IMPORT_IN_BACKGROUND", default=True)
+KB_IMPORT_QUEUE = "kb-import"
+# Django's tasks framework (the django-tasks backport): jobs in the database (django-tasks-db),
+# on SQLite as on PostgreSQL.
+TASKS = {
+    "default": {
+        "BACKEND": env("TASKS_BACKEND", default="django_tasks_db.DatabaseBackend"),
+        "QUEUES": ["default", KB_IMPORT_QUEUE],
+    }
+}
 # A run still "running" this long after it started died with its process: the next start
 # marks it failed instead of being refused.
 KB_IMPORT_RUN_STALE_SECONDS = env.int("KB_IMPORT_RUN_STALE_SECONDS", default=3600)

@@ -233,10 +233,11 @@ class ImportSourceAdmin(admin.ModelAdmin):
 
 @admin.register(ImportRun)
 class ImportRunAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
-    """Every import run, as it happened: read-only."""
+    """Every import run, from the admin or the command line, as it happened: read-only."""
 
     list_display = (
-        "source",
+        "imported",
+        "origin",
         "status",
         "started_at",
         "finished_at",
@@ -247,8 +248,12 @@ class ImportRunAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
         "removed",
         "failure_count",
     )
-    list_filter = ("status", "source")
+    list_filter = ("status", "origin", "source")
     readonly_fields = [field.name for field in ImportRun._meta.fields]
+
+    @admin.display(description="imported")
+    def imported(self, obj):
+        return str(obj.source) if obj.source else ", ".join(obj.sources)[:120]
 
     @admin.display(description="failed")
     def failure_count(self, obj):

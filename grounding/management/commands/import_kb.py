@@ -1,5 +1,6 @@
 """``manage.py import_kb SOURCE ...``: a site, pages and files into the KB as markdown."""
 
+import getpass
 import json
 import sys
 from pathlib import Path
@@ -8,6 +9,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from grounding.kbimport.bounds import limit_memory
+from grounding.kbimport.runs import command_run_start, import_run_fail, import_run_finish
 from grounding.kbimport.service import ImportOptions, import_sources
 from grounding.kbimport.writer import ImportReport
 
@@ -48,6 +50,8 @@ class Command(BaseCommand):
             delay=delay,
             keep_vanished=options["keep_vanished"],
         )
+        # A run among the admin's import runs, like a re-import started there.
+        run = command_run_start(sources=sources, started_by=getpass.getuser())
         try:
             report = import_sources(
                 sources,
@@ -55,8 +59,12 @@ class Command(BaseCommand):
                 options=import_options,
                 progress=None if as_json else self._progress,
             )
-        except FileNotFoundError as error:
-            raise CommandError(str(error)) from error
+        except BaseException as error:  # Ctrl-C included: the run is not left running
+            import_run_fail(run_id=run.pk, error=str(error) or type(error).__name__)
+            if isinstance(error, FileNotFoundError):
+                raise CommandError(str(error)) from error
+            raise
+        import_run_finish(run_id=run.pk, report=report)
         if not as_json:
             sys.stderr.write("\n")
         self._print(report, as_json=as_json)
