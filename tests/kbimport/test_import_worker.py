@@ -83,6 +83,7 @@ def test_a_worker_killed_mid_import_leaves_its_run_failed_when_a_worker_returns(
             status, _, error = wait_for(
                 lambda: run_row(db)[0] == "failed" and run_row(db), "the run is failed"
             )
+            assert status == "failed"
         finally:
             second.send_signal(signal.SIGTERM)
             second.wait(timeout=WAIT)
