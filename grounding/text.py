@@ -22,6 +22,7 @@ Snowball leaves three Swedish gaps that matter for support questions:
 
 import itertools
 import re
+import unicodedata
 from collections.abc import Container
 from functools import lru_cache
 
@@ -220,8 +221,6 @@ _IGNORABLE_RANGES = (
 @lru_cache(maxsize=1)
 def _invisible() -> re.Pattern[str]:
     """Every format character (category Cf) and every other default-ignorable code point."""
-    import unicodedata
-
     # Planes 0, 1 and 14 hold every format character (planes 2, 3 are ideographs only).
     scanned = itertools.chain(range(0x20000), range(0xE0000, 0xF0000))
     points = {p for p in scanned if unicodedata.category(chr(p)) == "Cf"}

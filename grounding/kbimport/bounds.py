@@ -12,6 +12,7 @@ inflate to gigabytes (a 2 MB file under the download cap) is refused with its na
 
 import io
 import re
+import resource
 import zipfile
 import zlib
 from dataclasses import dataclass
@@ -98,8 +99,6 @@ def _check_total(total: int, packed: int, bounds: UnpackBounds) -> None:
 def limit_memory(max_bytes: int) -> None:
     """Bound this process's address space to ``max_bytes`` (0: no bound): past it an
     allocation fails with ``MemoryError`` instead of swapping the machine to death."""
-    import resource
-
     if max_bytes <= 0:
         return
     soft, hard = resource.getrlimit(resource.RLIMIT_AS)

@@ -26,6 +26,7 @@ from pathlib import PurePosixPath
 from urllib.parse import unquote, urlsplit
 
 import nh3
+from markdown_it import MarkdownIt
 
 from grounding.text import remove_invisible
 
@@ -158,9 +159,7 @@ def _is_link(token) -> bool:
 
 
 @cache
-def _markdown():
-    from markdown_it import MarkdownIt
-
+def _markdown() -> MarkdownIt:
     return MarkdownIt("commonmark")
 
 

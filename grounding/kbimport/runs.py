@@ -3,7 +3,7 @@
 | step | where |
 |---|---|
 | a staff member with ``grounding.run_import`` starts a run | ``start_import_run``: an ``ImportRun`` row (one running per source: a constraint) |
-| after the commit, the run is a job on the task queue | ``grounding.tasks.import_run`` (django-tasks, database backend), run by the import worker (``manage.py import_worker``, started beside the server by ``make run``): ``execute_import_run`` imports into ``KB_DIR``, then reindexes |
+| after the commit, the run is a job on the task queue | ``import_run`` (django-tasks, database backend), run by the import worker (``manage.py import_worker``, started beside the server by ``make run``): ``execute_import_run`` imports into ``KB_DIR``, then reindexes |
 | ``manage.py import_kb`` | ``command_run_start`` / ``import_run_finish``: a run of origin "command line", in the same list |
 | the run's counts, failures, skipped URLs, log and end are stored | the admin's "Import runs" page shows them, read-only |
 | a process that dies mid-run (``kill -9``, a restart) | the run names its process (``worker``: host:pid); the import worker, when it starts and between jobs, fails every run of a process of its host that is gone (``fail_interrupted_runs``); a run running past ``KB_IMPORT_RUN_STALE_SECONDS`` fails at the next start of its source |
@@ -19,7 +19,9 @@ from pathlib import Path
 from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
+from django_tasks import task
 
+from grounding.kbimport.service import ImportOptions, import_sources
 from grounding.models import ImportRun, ImportSource
 from grounding.services import kb_reindex
 
@@ -92,20 +94,21 @@ def start_import_run(
     except IntegrityError as error:
         raise ImportAlreadyRunning(f"{source} is already being imported") from error
     if settings.KB_IMPORT_IN_BACKGROUND:
-        from grounding.tasks import import_run
-
         transaction.on_commit(lambda: import_run.enqueue(run.pk))
     else:
         transaction.on_commit(lambda: execute_import_run(run.pk))
     return run
 
 
+@task(queue_name="kb-import")
+def import_run(run_id: int) -> None:
+    """The job of a run on Django's task queue (django-tasks, the database backend), run by
+    the import worker (``manage.py import_worker``)."""
+    execute_import_run(run_id)
+
+
 def execute_import_run(run_id: int) -> None:
     """Import the run's source into ``KB_DIR``, reindex, and store what happened."""
-    # The importer's libraries (markitdown, trafilatura, ...) load here, in the worker,
-    # never in a chat server that only imports the admin.
-    from grounding.kbimport.service import ImportOptions, import_sources
-
     run = ImportRun.objects.select_related("source").get(pk=run_id)
     if run.status != ImportRun.Status.RUNNING:
         return  # failed as interrupted before the worker took it up again
