@@ -37,7 +37,7 @@ def server_url(imported_site, tmp_path_factory):
     db = tmp_path_factory.mktemp("browser") / "db.sqlite3"
     env = product_env(DATABASE_URL=f"sqlite:///{db}", KB_DIR=str(kb_dir), LLM_TOKEN_DELAY_MS="0")
     prepare_database(env)
-    with daphne_server(env) as (port, _):
+    with daphne_server(env, start_timeout=120) as (port, _):
         yield f"http://127.0.0.1:{port}"
 
 
