@@ -32,7 +32,7 @@ import simplemma
 
 from grounding.lexicon import LEXICONS, merged
 from grounding.numerals import EN_PARTS, SV_PARTS
-from grounding.text import ENGLISH, STOPWORDS, SWEDISH, marked_language
+from grounding.text import ENGLISH, STOPWORDS, SWEDISH, marked_language, remove_invisible
 
 # A word; letters written together with digits ("SE4") are an identifier, not a word. An
 # English possessive's "'s" is not part of it ("Kungsholmen's" is "Kungsholmen").
@@ -318,6 +318,7 @@ def warm_up() -> None:
     for language in LEXICONS:
         simplemma.lemmatize("priserna", lang=language)
     simplemma.langdetect("Priserna gäller hela året", lang=(SWEDISH, ENGLISH))
+    remove_invisible("")  # its pattern of every format character (0.1 s to build)
 
 
 def text_language(text: str) -> str:
