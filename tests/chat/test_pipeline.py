@@ -349,3 +349,52 @@ async def test_a_bidi_or_invisible_character_in_the_model_output_never_reaches_t
     assert events[-1].grounded and events[-1].text == "Premium kostar 399 kr/månad."
     row = await assistant_row(f"bidi-{ord(char):x}")
     assert row.draft == row.text == "Premium kostar 399 kr/månad."
+
+
+async def test_a_turn_closed_while_its_check_waits_for_the_pool_never_runs_it(monkeypatch):
+    """Big KB, busy pool: the customer goes away (the turn's task is cancelled) while its
+    sentence waits for a worker; the check never runs and the turn is recorded cancelled."""
+    import asyncio
+    import threading
+
+    from chat import verify_pool
+
+    pool = verify_pool.VerifyPool(1)
+    monkeypatch.setattr(verify_pool, "_pool", pool)
+    release = threading.Event()
+    busy = asyncio.create_task(pool.run(release.wait, 30, owner=object()))
+    checked = []
+
+    from grounding.guard import GuardedStream
+
+    real = GuardedStream.feed
+
+    def feed(self, delta):
+        if threading.current_thread().name.startswith("verify-"):
+            checked.append(delta)
+        return real(self, delta)
+
+    monkeypatch.setattr(GuardedStream, "feed", feed)
+    services = dataclasses.replace(
+        using(ScriptedBackend(["Premium ", "kostar ", "399 kr/månad."])), verify_in_thread_above=0
+    )
+    turn = Turn(
+        context=ConversationContext(),
+        text="Vad kostar premium?",
+        message_id="gone",
+        services=services,
+    )
+    task = asyncio.create_task(collect(turn))
+    for _ in range(200):  # until the turn waits on the pool (its first sentence is queued)
+        await asyncio.sleep(0.01)
+        if pool._queue.qsize():
+            break
+    assert pool._queue.qsize() == 1
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    release.set()
+    await busy
+    await pool.run(lambda: None, owner=object())  # the queue behind it has drained
+    assert checked == []
+    assert turn.record.status == Message.Status.CANCELLED
