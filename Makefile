@@ -76,6 +76,7 @@ run: migrate
 	@echo "  http://$(HOST):$(PORT)/staff/        the staff console: live conversations handed to a person"
 	@echo "  http://$(HOST):$(PORT)/widget-demo/  the widget on a demo page (WIDGET_DEMO=1 or DJANGO_DEBUG=1)"
 	@echo ""
+	$(MANAGE) import_worker & worker=$$!; trap 'kill $$worker 2>/dev/null' EXIT INT TERM; \
 	$(UV) run python -m config.serve -b $(HOST) -p $(PORT) --http-timeout $(HTTP_TIMEOUT) --websocket-max-message-size $(WS_TRANSPORT_MAX_BYTES) --websocket-max-frame-size $(WS_TRANSPORT_MAX_BYTES) config.asgi:application
 
 lint: install

@@ -37,6 +37,7 @@ import orjson
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from channels.layers import InMemoryChannelLayer
 from django.conf import settings
+from django.utils import timezone
 
 from chat import protocol, texts
 from chat.action_calls import PhoneProblem, SuggestionNotFound
@@ -183,7 +184,11 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
 
     async def disconnect(self, code: int) -> None:
         """Leave the groups; a running turn goes on for the conversation's other tabs and its
-        next connection (parked), unless the server closed this one."""
+        next connection (parked), unless the server closed this one. A widget token's expiry
+        timer stops."""
+        expiry = getattr(self, "_expiry", None)
+        if expiry is not None:
+            expiry.cancel()
         try:
             context = getattr(self, "context", None)
             if context is not None and self.turns.running and not self.closing:
@@ -252,6 +257,7 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
             await self.close(code=1011)  # the channel layer is away; the widget retries
             return
         await self.send_json({"type": "resumed", "conversationId": str(context.id)})
+        self._close_at_expiry(context.token_expires_at)
         if self.person is not None:
             await self.send_json({"type": "agent_joined", "name": self.person})
         else:
@@ -557,6 +563,19 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
             return False
         bind_conversation(context.id)
         return True
+
+    def _close_at_expiry(self, expires_at) -> None:
+        """The token expires while its socket is open: it is refused then, as on revocation."""
+        if expires_at is None:
+            return
+        delay = max((expires_at - timezone.now()).total_seconds(), 0.0)
+        if getattr(self, "_expiry", None) is not None:
+            self._expiry.cancel()
+        self._expiry = asyncio.get_running_loop().call_later(delay, self._expired)
+
+    def _expired(self) -> None:
+        if not self.closing:
+            self._expiring = asyncio.ensure_future(self._token_refused())
 
     async def _token_refused(self) -> None:
         """The widget's token may not resume (revoked, expired): it makes a new one."""

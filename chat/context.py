@@ -1,5 +1,6 @@
 """What a connection remembers about its conversation between turns."""
 
+import datetime as dt
 import uuid
 from collections import deque
 from dataclasses import dataclass, field
@@ -28,6 +29,8 @@ class ConversationContext:
     # wrote it): later beginnings need not create it. Conversations with messages are never
     # deleted (``Message.conversation`` protects them).
     stored: bool = False
+    # A widget conversation's token expiry: its sockets close then (``chat.consumers``).
+    token_expires_at: dt.datetime | None = None
 
     def remember(self, *, question: str, answer: str, query: str) -> None:
         """Keep a completed exchange for the LLM and the query for follow-ups."""

@@ -15,7 +15,6 @@ metrics), which ``chat.composition`` builds from the settings; a test passes
 fakes for any of them.
 """
 
-import asyncio
 import dataclasses
 import logging
 import re
@@ -32,11 +31,12 @@ from chat.events import ActionSuggested, Event, Response, StreamDelta, StreamEnd
 from chat.followups import is_elliptical, retrieval_query
 from chat.llm import LLMBackend, LLMError, LLMRequest
 from chat.models import Message
+from chat.verify_pool import run_check
 from grounding.answer_check import unsupported_with_locations
 from grounding.guard import GuardedStream
 from grounding.index import KBIndex
 from grounding.retrieval import RetrievalResult, is_follow_up, retrieve
-from grounding.text import marked_language
+from grounding.text import marked_language, remove_invisible
 
 logger = logging.getLogger(__name__)
 Status = Message.Status
@@ -215,11 +215,12 @@ class Turn:
             async for delta in stream:
                 if self.record.ttft_ms is None:
                     self.record.ttft_ms = self._elapsed_ms()
+                delta = remove_invisible(delta)  # the customer sees what the guard reads
                 self.record.draft += delta
                 # On a KB of thousands of facts a sentence's check runs in a thread: one
                 # question about many like facts must not stall the other customers here.
                 if offload and guard.may_check(delta):
-                    released = await asyncio.to_thread(guard.feed, delta)
+                    released = await run_check(guard.feed, delta, owner=self.context)
                 else:
                     released = guard.feed(delta)
                 if released:
@@ -229,7 +230,9 @@ class Turn:
             else:
                 # The last sentence's check, in a thread only when it states a number.
                 last = offload and guard.may_check("\n")
-                released = await asyncio.to_thread(guard.finish) if last else guard.finish()
+                released = (
+                    await run_check(guard.finish, owner=self.context) if last else guard.finish()
+                )
                 if released:
                     yield self._delta(released)
         except LLMError as exc:

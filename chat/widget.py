@@ -67,7 +67,9 @@ def widget_context(*, token: str, language: str) -> ConversationContext | None:
     conversation = widget_conversation_open(token=token, language=language)
     if conversation is None:
         return None
-    return context_of(conversation, session_key=token)
+    context = context_of(conversation, session_key=token)
+    context.token_expires_at = conversation.token_expires_at
+    return context
 
 
 @transaction.atomic

@@ -36,6 +36,8 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "channels",
     "staff",
+    "django_tasks",
+    "django_tasks_db",
     "chat",
     "grounding",
     "actions",
@@ -198,12 +200,28 @@ KB_MAX_NUMBERS_PER_FILE = env.int("KB_MAX_NUMBERS_PER_FILE", default=2000)
 # With more facts than this in the KB, an answer's number checks run in a worker thread, so a
 # question about thousands of like facts stalls no other customer (chat/pipeline.py).
 VERIFY_IN_THREAD_FACTS = env.int("VERIFY_IN_THREAD_FACTS", default=1000)
+# Those checks run in this many threads of their own, one check per connection at a time
+# (chat/verify_pool.py): pure Python holds the GIL, so more threads only take the loop's share.
+VERIFY_WORKERS = env.int("VERIFY_WORKERS", default=1)
 # manage.py import_kb: a site's crawl and each page's bounds (docs/import.md).
 KB_IMPORT_MAX_PAGES = env.int("KB_IMPORT_MAX_PAGES", default=200)
 KB_IMPORT_MAX_DEPTH = env.int("KB_IMPORT_MAX_DEPTH", default=3)
 KB_IMPORT_MAX_BYTES = env.int("KB_IMPORT_MAX_BYTES", default=2_000_000)
 KB_IMPORT_TIMEOUT = env.float("KB_IMPORT_TIMEOUT", default=15.0)
 KB_IMPORT_DELAY = env.float("KB_IMPORT_DELAY", default=1.0)
+# A page's whole fetch (a page sending a byte a second is cut), and a site's whole crawl.
+KB_IMPORT_PAGE_SECONDS = env.float("KB_IMPORT_PAGE_SECONDS", default=60.0)
+KB_IMPORT_RUN_SECONDS = env.float("KB_IMPORT_RUN_SECONDS", default=1800.0)
+# A DOCX or PDF is refused before it is parsed when it would unpack to more than this, or
+# to more than this many times its size, or (a PDF) has more pages (grounding/kbimport/bounds.py).
+KB_IMPORT_MAX_UNPACKED_BYTES = env.int("KB_IMPORT_MAX_UNPACKED_BYTES", default=50_000_000)
+KB_IMPORT_MAX_RATIO = env.float("KB_IMPORT_MAX_RATIO", default=100.0)
+KB_IMPORT_MAX_PDF_PAGES = env.int("KB_IMPORT_MAX_PDF_PAGES", default=2000)
+# The address space of an importing process (import_kb, the import worker); 0: unbounded.
+KB_IMPORT_MAX_MEMORY_BYTES = env.int("KB_IMPORT_MAX_MEMORY_BYTES", default=2_000_000_000)
+# Hosts (by name, as a URL spells them) an import may reach although they resolve to a
+# loopback, private or link-local address; every other such address is refused.
+KB_IMPORT_INTERNAL_HOSTS = env.list("KB_IMPORT_INTERNAL_HOSTS", default=[])
 KB_IMPORT_USER_AGENT = env(
     "KB_IMPORT_USER_AGENT", default="GroundedSupportKBImport/1.0 (+knowledge base import)"
 )
@@ -219,8 +237,18 @@ KB_IMPORT_CATEGORIES = [
     ("*/kommunochpolitik/*", "Kommun och politik"),
 ]
 KB_IMPORT_DEFAULT_CATEGORY = env("KB_IMPORT_DEFAULT_CATEGORY", default="Övrigt")
-# A re-import started from the admin runs in a thread of the server (False: in the request).
+# A re-import started from the admin is a job on the task queue, run by the import worker
+# (``manage.py import_worker``, started by ``make run``); False: in the request.
 KB_IMPORT_IN_BACKGROUND = env.bool("KB_IMPORT_IN_BACKGROUND", default=True)
+KB_IMPORT_QUEUE = "kb-import"
+# Django's tasks framework (the django-tasks backport): jobs in the database (django-tasks-db),
+# on SQLite as on PostgreSQL.
+TASKS = {
+    "default": {
+        "BACKEND": env("TASKS_BACKEND", default="django_tasks_db.DatabaseBackend"),
+        "QUEUES": ["default", KB_IMPORT_QUEUE],
+    }
+}
 # A run still "running" this long after it started died with its process: the next start
 # marks it failed instead of being refused.
 KB_IMPORT_RUN_STALE_SECONDS = env.int("KB_IMPORT_RUN_STALE_SECONDS", default=3600)

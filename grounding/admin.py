@@ -5,10 +5,13 @@ edited here would be overwritten by the next reindex, or worse, silently
 differ from the files that citations point to.
 """
 
+from django import forms
+from django.conf import settings
 from django.contrib import admin, messages
 from django.db.models import Count, Exists, OuterRef, Q
 from django.utils import formats, timezone
 
+from grounding.kbimport.confine import RefusedAddress, check_url
 from grounding.kbimport.runs import ImportAlreadyRunning, start_import_run
 from grounding.models import ImportRun, ImportSource, KBChunk, KBDocument, KBFact, KBIndexState
 
@@ -175,9 +178,30 @@ class KBFactAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
         return "; ".join(reasons)
 
 
+class ImportSourceForm(forms.ModelForm):
+    """A source's URL must be a site the importer may reach (``grounding.kbimport.confine``)."""
+
+    class Meta:
+        model = ImportSource
+        fields = ["name", "url", "max_pages", "max_depth"]
+
+    def clean_url(self):
+        url = self.cleaned_data["url"]
+        try:
+            check_url(url, internal_hosts=settings.KB_IMPORT_INTERNAL_HOSTS)
+        except RefusedAddress as error:
+            raise forms.ValidationError(
+                f"The importer may not connect to {url}: {error}. An internal site must be "
+                "named in KB_IMPORT_INTERNAL_HOSTS."
+            ) from error
+        return url
+
+
 @admin.register(ImportSource)
 class ImportSourceAdmin(admin.ModelAdmin):
     """Sites the KB is imported from; a re-import needs ``grounding.run_import``."""
+
+    form = ImportSourceForm
 
     list_display = ("name", "url", "max_pages", "max_depth", "last_run")
     search_fields = ("name", "url")
@@ -213,10 +237,11 @@ class ImportSourceAdmin(admin.ModelAdmin):
 
 @admin.register(ImportRun)
 class ImportRunAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
-    """Every import run, as it happened: read-only."""
+    """Every import run, from the admin or the command line, as it happened: read-only."""
 
     list_display = (
-        "source",
+        "imported",
+        "origin",
         "status",
         "started_at",
         "finished_at",
@@ -227,8 +252,12 @@ class ImportRunAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
         "removed",
         "failure_count",
     )
-    list_filter = ("status", "source")
+    list_filter = ("status", "origin", "source")
     readonly_fields = [field.name for field in ImportRun._meta.fields]
+
+    @admin.display(description="imported")
+    def imported(self, obj):
+        return str(obj.source) if obj.source else ", ".join(obj.sources)[:120]
 
     @admin.display(description="failed")
     def failure_count(self, obj):

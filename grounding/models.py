@@ -215,14 +215,26 @@ class ImportSource(models.Model):
 
 
 class ImportRun(models.Model):
-    """One import of a source: when, by whom, what changed and what failed."""
+    """One import, from the admin (a source) or the command line: when, by whom, where it ran,
+    what changed and what failed."""
 
     class Status(models.TextChoices):
-        RUNNING = "running", "Running"
+        RUNNING = "running", "Running"  # queued for the worker, or running
         FINISHED = "finished", "Finished"
         FAILED = "failed", "Failed"
 
-    source = models.ForeignKey(ImportSource, on_delete=models.CASCADE, related_name="runs")
+    class Origin(models.TextChoices):
+        ADMIN = "admin", "Admin"
+        COMMAND = "command", "Command line"
+
+    source = models.ForeignKey(
+        ImportSource, on_delete=models.CASCADE, related_name="runs", null=True, blank=True
+    )
+    origin = models.CharField(max_length=10, choices=Origin.choices, default=Origin.ADMIN)
+    sources = models.JSONField(default=list, blank=True, help_text="The URLs and files imported.")
+    worker = models.CharField(
+        max_length=300, blank=True, help_text="host:pid of the process that runs it."
+    )
     started_by = models.CharField(max_length=150, blank=True)
     started_at = models.DateTimeField()
     finished_at = models.DateTimeField(null=True, blank=True)
@@ -233,6 +245,8 @@ class ImportRun(models.Model):
     removed = models.PositiveIntegerField(default=0)
     failures = models.JSONField(default=list, blank=True, help_text="[{source, reason}]")
     error = models.TextField(blank=True, help_text="Why the run failed as a whole.")
+    skipped = models.JSONField(default=list, blank=True, help_text="[{url, reason}]")
+    log = models.TextField(blank=True, help_text="The run's report, as import_kb prints it.")
 
     class Meta:
         ordering = ["-started_at"]
@@ -240,6 +254,13 @@ class ImportRun(models.Model):
             models.CheckConstraint(
                 condition=Q(status__in=["running", "finished", "failed"]),
                 name="importrun_status_valid",
+            ),
+            models.CheckConstraint(
+                condition=Q(origin__in=["admin", "command"]), name="importrun_origin_valid"
+            ),
+            models.CheckConstraint(
+                condition=Q(origin="command") | Q(source__isnull=False),
+                name="importrun_admin_run_has_source",
             ),
             models.CheckConstraint(
                 condition=Q(finished_at__isnull=True) | Q(finished_at__gte=F("started_at")),
@@ -253,4 +274,5 @@ class ImportRun(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.source} at {self.started_at:%Y-%m-%d %H:%M} ({self.status})"
+        what = self.source or ", ".join(self.sources)[:80] or "import"
+        return f"{what} at {self.started_at:%Y-%m-%d %H:%M} ({self.status})"

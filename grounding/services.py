@@ -28,7 +28,7 @@ from grounding.index import ChunkRecord
 from grounding.kbimport.documents import web_url
 from grounding.models import KBChunk, KBDocument, KBFact, KBIndexState, Language
 from grounding.selectors import index_version
-from grounding.text import detect_language
+from grounding.text import detect_language, remove_invisible
 
 logger = logging.getLogger(__name__)
 
@@ -93,6 +93,9 @@ class KBFile:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
         # NUL cannot be stored (PostgreSQL refuses it): one bad byte must not stop a reindex.
         text = text.replace("\x00", "\ufffd")
+        # What a reader cannot see, the checker must not read: bidi controls and other
+        # format characters go before anything reads the text.
+        text = remove_invisible(text)
         bounded = bounded_text(
             text,
             max_columns=settings.KB_MAX_TABLE_COLUMNS,

@@ -20,7 +20,9 @@ Snowball leaves three Swedish gaps that matter for support questions:
   added as extra terms on both the document and the query side.
 """
 
+import itertools
 import re
+import unicodedata
 from collections.abc import Container
 from functools import lru_cache
 
@@ -203,3 +205,50 @@ def marked_language(text: str) -> str | None:
     if sv != en:
         return SWEDISH if sv > en else ENGLISH
     return None
+
+
+# -- invisible characters ------------------------------------------------------
+
+# Default-ignorable code points that are not of category Cf (Unicode's
+# DerivedCoreProperties.txt): fillers, variation selectors, the combining grapheme joiner.
+_IGNORABLE_RANGES = (
+    (0x034F, 0x034F), (0x115F, 0x1160), (0x17B4, 0x17B5), (0x180B, 0x180F),
+    (0x3164, 0x3164), (0xFE00, 0xFE0F), (0xFFA0, 0xFFA0), (0xFFF0, 0xFFF8),
+    (0x1BCA0, 0x1BCA3), (0x1D173, 0x1D17A), (0xE0000, 0xE0FFF),
+)  # fmt: skip
+
+
+@lru_cache(maxsize=1)
+def _invisible() -> re.Pattern[str]:
+    """Every format character (category Cf) and every other default-ignorable code point."""
+    # Planes 0, 1 and 14 hold every format character (planes 2, 3 are ideographs only).
+    scanned = itertools.chain(range(0x20000), range(0xE0000, 0xF0000))
+    points = {p for p in scanned if unicodedata.category(chr(p)) == "Cf"}
+    for low, high in _IGNORABLE_RANGES:
+        points.update(range(low, high + 1))
+    ranges: list[tuple[int, int]] = []
+    for point in sorted(points):
+        if ranges and ranges[-1][1] == point - 1:
+            ranges[-1] = (ranges[-1][0], point)
+        else:
+            ranges.append((point, point))
+    return re.compile(
+        "["
+        + "".join(f"\\U{a:08x}-\\U{b:08x}" if a != b else f"\\U{a:08x}" for a, b in ranges)
+        + "]"
+    )
+
+
+def remove_invisible(text: str) -> str:
+    """``text`` without the characters that change what a reader sees but not what a check reads.
+
+    Removed: every format character (Unicode category Cf: the bidirectional controls
+    U+202A-U+202E and U+2066-U+2069, the marks U+200E, U+200F and U+061C, the zero-width
+    space, joiners and no-break space U+200B-U+200D and U+FEFF, the soft hyphen U+00AD, the
+    invisible operators U+2061-U+2064, tag characters, ...) and the other default-ignorable code
+    points (variation selectors, Hangul fillers, the combining grapheme joiner). None is needed
+    by Swedish or English; the joiners and selectors only shape emoji and scripts this product
+    does not answer in, and any of them between two digits makes a check read two numbers
+    where a reader sees one (or, reordered by a bidirectional control, another number).
+    """
+    return _invisible().sub("", text)

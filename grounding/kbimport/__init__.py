@@ -4,6 +4,7 @@
 |---|---|---|
 | ``documents`` | URL → category, file name, front matter, cleaning: the import's rules | none |
 | ``extract`` | HTML → markdown (trafilatura), PDF and DOCX → markdown (markitdown) | none (bytes in, text out) |
+| ``confine`` | the addresses the importer may connect to: public ones, checked as the socket connects | network (DNS) |
 | ``fetch`` | one page over HTTP with every bound (size, time, redirects, content type, site) | network |
 | ``crawl`` | a site: same-site links, depth and page limits, robots.txt, a polite delay, sitemaps | network |
 | ``writer`` | the KB files and the manifest: unchanged pages untouched, vanished pages removed | files |

@@ -7,6 +7,7 @@
 | depth, pages | ``max_depth`` links from the start, at most ``max_pages`` pages fetched |
 | robots.txt | fetched once per site; a URL it disallows for our User-Agent is skipped and reported |
 | delay | ``delay`` seconds between two requests to the site |
+| time | each page at most ``page_seconds`` in all; the whole crawl at most ``run_seconds``: the URLs left are reported ``over the run's time limit`` |
 | bounds per page | :mod:`grounding.kbimport.fetch` |
 """
 
@@ -43,6 +44,8 @@ class CrawlLimits:
     max_depth: int
     max_bytes: int
     delay: float
+    page_seconds: float | None = None
+    run_seconds: float | None = None
 
 
 def links_of(page: Fetched) -> list[str]:
@@ -74,14 +77,30 @@ def crawl(
     *,
     user_agent: str,
     sleep: Callable[[float], None] = time.sleep,
+    clock: Callable[[], float] = time.monotonic,
 ) -> Iterator[Visit]:
     """Every URL the crawl meets, in breadth-first order."""
-    robots = _robots(client, start, limits.max_bytes)
+    run_end = None if limits.run_seconds is None else clock() + limits.run_seconds
+
+    def seconds_left() -> float | None:
+        left = None if run_end is None else max(run_end - clock(), 0.0)
+        if limits.page_seconds is None:
+            return left
+        return limits.page_seconds if left is None else min(left, limits.page_seconds)
+
+    robots = _robots(client, start, limits.max_bytes, seconds_left())
     queue: deque[tuple[str, int]] = deque()
     seen: set[str] = set()
     if urlsplit(start).path.lower().endswith(".xml"):
         try:
-            sitemap = fetch(client, start, max_bytes=limits.max_bytes, types=_XML_TYPES)
+            sitemap = fetch(
+                client,
+                start,
+                max_bytes=limits.max_bytes,
+                types=_XML_TYPES,
+                max_seconds=seconds_left(),
+                clock=clock,
+            )
             urls = sitemap_urls(sitemap.data)
         except (FetchError, lxml.etree.XMLSyntaxError) as error:
             yield Visit(start, error=f"sitemap: {error}")
@@ -107,11 +126,21 @@ def crawl(
         if fetched >= limits.max_pages:
             yield Visit(url, skipped=f"over the page limit ({limits.max_pages})")
             continue
+        if run_end is not None and clock() >= run_end:
+            yield Visit(url, skipped=f"over the run's time limit ({limits.run_seconds:g} s)")
+            continue
         if fetched:
             sleep(limits.delay)
         fetched += 1
         try:
-            page = fetch(client, url, max_bytes=limits.max_bytes, site=start)
+            page = fetch(
+                client,
+                url,
+                max_bytes=limits.max_bytes,
+                site=start,
+                max_seconds=seconds_left(),
+                clock=clock,
+            )
         except FetchError as error:
             yield Visit(url, error=str(error))
             continue
@@ -122,11 +151,19 @@ def crawl(
                     queue.append((link, depth + 1))  # an off-site one is reported, not fetched
 
 
-def _robots(client: httpx.Client, start: str, max_bytes: int) -> robotparser.RobotFileParser | None:
+def _robots(
+    client: httpx.Client, start: str, max_bytes: int, max_seconds: float | None
+) -> robotparser.RobotFileParser | None:
     parts = urlsplit(start)
     url = f"{parts.scheme}://{parts.netloc}/robots.txt"
     try:
-        page = fetch(client, url, max_bytes=max_bytes, types=frozenset({"text/plain"}))
+        page = fetch(
+            client,
+            url,
+            max_bytes=max_bytes,
+            types=frozenset({"text/plain"}),
+            max_seconds=max_seconds,
+        )
     except FetchError:
         return None  # no robots.txt: everything is allowed
     parser = robotparser.RobotFileParser(url)

@@ -8,8 +8,10 @@ Pure: no ORM, no I/O.
 | category | the first ``(pattern, category)`` of ``KB_IMPORT_CATEGORIES`` whose pattern (``fnmatch``, case-insensitive) matches the URL's path; else the default (seed 002, section 2.2) |
 | content hash | SHA-1 of the cleaned markdown (seed 002, section 1): a page whose hash is unchanged is not rewritten |
 | header | front matter: ``title``, ``source`` (URL or file name), ``fetched_at``, ``sha1``, ``category`` |
-| cleaning | no HTML survives: tags are removed with nh3 (script and style with their content), entities decoded, NUL and other control characters dropped, blank runs folded |
+| cleaning | no HTML survives: tags are removed with nh3 (script and style with their content), entities decoded, NUL and other control characters dropped, invisible format characters (bidi controls, zero-width characters: ``grounding.text.remove_invisible``) dropped, blank runs folded |
 | a table with an empty header row (a Word table without a marked header) | its first row becomes the header, so its cells name the columns |
+| a table whose first rows are captions (an HTML ``<caption>``, a first row of one cell spanning the columns: "Priser per person") | the captions become lines of text above it, and its first real row its header |
+| links | text: ``[text](url)``, trafilatura's ``\\[text\\](url)``, images, reference links, ``<url>`` autolinks: their text only, targets and ``[ref]: url`` definitions dropped; anything a markdown parser (markdown-it) still reads as a link gets its brackets escaped |
 """
 
 import hashlib
@@ -19,10 +21,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from fnmatch import fnmatchcase
+from functools import cache
 from pathlib import PurePosixPath
 from urllib.parse import unquote, urlsplit
 
 import nh3
+from markdown_it import MarkdownIt
+
+from grounding.text import remove_invisible
 
 IMPORT_FOLDER = "imported"
 _MAX_PART = 120
@@ -98,12 +104,63 @@ def category_for(url: str, rules: Sequence[tuple[str, str]], default: str = "") 
 
 
 def clean_markdown(text: str) -> str:
-    """The extracted markdown with nothing executable or unstorable left in it."""
+    """The extracted markdown with nothing executable, unstorable or linked left in it."""
+    text = links_as_text(text)  # before nh3, which would take <https://...> for a tag
     text = nh3.clean(text, tags=set(), clean_content_tags={"script", "style"})
     text = html.unescape(text)  # nh3 escapes what it keeps; markdown wants the characters
     text = _CONTROL.sub("", text.replace("\r\n", "\n").replace("\r", "\n"))
+    text = remove_invisible(text)  # bidi controls, zero-width and other format characters
+    text = links_as_text(text)  # entities decoded: &#91;x&#93;(url) is a link now
     lines = _promote_empty_headers([line.rstrip() for line in text.split("\n")])
+    lines = _caption_rows_out(lines)
     return _BLANK_RUN.sub("\n\n", "\n".join(lines)).strip() + "\n"
+
+
+# A link's target: <anything> or a run without spaces with balanced parentheses, then a title.
+_TARGET = r"(?:<[^<>\n]*>|(?:[^()\s]|\((?:[^()\s])*\))*)"
+_TITLE = r"""(?:\s+(?:"[^"\n]*"|'[^'\n]*'|\([^()\n]*\)))?"""
+_BRACKETED = r"\\?\[((?:[^\[\]\\]|\\.)*?)\\?\]"  # [text], or \[text\] as trafilatura escapes it
+_INLINE_LINK = re.compile(rf"!?{_BRACKETED}\\?\(\s*{_TARGET}{_TITLE}\s*\\?\)")
+_REFERENCE_LINK = re.compile(rf"!?{_BRACKETED}\[[^\[\]\n]*\]")
+_DEFINITION = re.compile(r"^ {0,3}\[[^\]\n]+\]:[ \t]*\S.*$", re.MULTILINE)
+_AUTOLINK = re.compile(r"<((?:[a-zA-Z][a-zA-Z0-9+.-]{1,31}:|mailto:)[^<>\s]*|[^<>\s@]+@[^<>\s]+)>")
+_LINK_TOKENS = frozenset({"link_open", "image"})
+
+
+def links_as_text(text: str) -> str:
+    """Markdown links, images, autolinks and link definitions as their text, targets dropped.
+
+    ``[Boka](https://other.example)`` and trafilatura's escaped ``\\[Boka\\](...)`` become
+    ``Boka``, ``![Karta](karta.png)`` becomes ``Karta``, ``<https://other.example>`` becomes the
+    address as plain text, ``[ref]: https://...`` lines go. Whatever a markdown parser would
+    still read as a link has its brackets escaped, so no link reaches the KB or an answer.
+    """
+    for _ in range(8):  # nested: [[a](b)](c)
+        cleaned = _INLINE_LINK.sub(lambda m: _unescaped(m.group(1)), text)
+        cleaned = _REFERENCE_LINK.sub(lambda m: _unescaped(m.group(1)), cleaned)
+        cleaned = _DEFINITION.sub("", cleaned)
+        cleaned = _AUTOLINK.sub(lambda m: m.group(1), cleaned)
+        if cleaned == text:
+            break
+        text = cleaned
+    if any(_is_link(token) for token in _markdown().parse(text)):
+        text = re.sub(r"(?<!\\)([\[\]])", r"\\\1", text)
+    return text
+
+
+def _unescaped(text: str) -> str:
+    return re.sub(r"\\([\[\]()])", r"\1", text)
+
+
+def _is_link(token) -> bool:
+    if token.type in _LINK_TOKENS:
+        return True
+    return any(_is_link(child) for child in token.children or ())
+
+
+@cache
+def _markdown() -> MarkdownIt:
+    return MarkdownIt("commonmark")
 
 
 _EMPTY_ROW = re.compile(r"^\|(?:\s*\|)+$")
@@ -125,6 +182,48 @@ def _promote_empty_headers(lines: list[str]) -> list[str]:
             continue
         out.append(lines[index])
         index += 1
+    return out
+
+
+_CELLS = re.compile(r"(?<!\\)\|")
+
+
+def _cells(row: str) -> list[str]:
+    return [cell.strip() for cell in _CELLS.split(row.strip().strip("|"))]
+
+
+def _caption_row(row: str) -> str | None:
+    """The text of a row that is a caption (one cell of text, the others empty), else None."""
+    cells = _cells(row)
+    filled = [cell for cell in cells if cell]
+    return filled[0] if len(cells) > 1 and len(filled) == 1 and cells[0] else None
+
+
+def _caption_rows_out(lines: list[str]) -> list[str]:
+    """A table whose first rows are captions (``<caption>``, a cell spanning the columns):
+    the captions go above it as text and its first real row becomes its header row."""
+    out: list[str] = []
+    index = 0
+    while index < len(lines):
+        if not lines[index].startswith("|"):
+            out.append(lines[index])
+            index += 1
+            continue
+        end = index
+        while end < len(lines) and lines[end].startswith("|"):
+            end += 1
+        table = lines[index:end]
+        rows = [row for row in table if not _RULE_ROW.match(row)]
+        captions = []
+        while len(rows) > 1 and (caption := _caption_row(rows[0])) is not None:
+            captions.append(caption)
+            rows.pop(0)
+        if captions:
+            rule = "|" + "---|" * len(_cells(rows[0]))
+            out += [*captions, "", rows[0], rule, *rows[1:]]
+        else:
+            out += table
+        index = end
     return out
 
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import trafilatura
 from markitdown import MarkItDown, StreamInfo
 
+from grounding.kbimport.bounds import TooLarge, UnpackBounds, check_docx, check_pdf
 from grounding.kbimport.documents import clean_markdown
 
 
@@ -39,15 +40,23 @@ EXTENSION_TYPES = {
 }
 
 
-def extract(data: bytes, content_type: str, *, name: str, encoding: str | None = None) -> Extracted:
-    """The title and cleaned markdown of one source; ``ExtractionError`` when there is none."""
+def extract(
+    data: bytes,
+    content_type: str,
+    *,
+    name: str,
+    encoding: str | None = None,
+    bounds: UnpackBounds = UnpackBounds(),  # noqa: B008 (frozen)
+) -> Extracted:
+    """The title and cleaned markdown of one source; ``ExtractionError`` when there is none,
+    or when a DOCX or PDF would unpack past ``bounds`` (checked before it is parsed)."""
     if content_type in HTML_TYPES:
         found = _html(data, encoding)
     elif content_type in MARKDOWN_TYPES:
         text = data.decode(encoding or "utf-8", errors="replace")
         found = Extracted(title="", markdown=text)
     elif content_type in PDF_TYPES | DOCX_TYPES:
-        found = _document(data, content_type, name)
+        found = _document(data, content_type, name, bounds)
     else:
         raise ExtractionError(f"{name}: content type {content_type!r} is not imported")
     markdown = clean_markdown(found.markdown)
@@ -72,12 +81,18 @@ def _html(data: bytes, encoding: str | None) -> Extracted:
     return Extracted(title=title, markdown=markdown or "")
 
 
-def _document(data: bytes, content_type: str, name: str) -> Extracted:
+def _document(data: bytes, content_type: str, name: str, bounds: UnpackBounds) -> Extracted:
     extension = ".pdf" if content_type in PDF_TYPES else ".docx"
+    try:
+        (check_pdf if extension == ".pdf" else check_docx)(data, bounds)
+    except TooLarge as error:
+        raise ExtractionError(f"{name}: refused, {error}") from error
     try:
         result = MarkItDown(enable_plugins=False).convert_stream(
             io.BytesIO(data), stream_info=StreamInfo(mimetype=content_type, extension=extension)
         )
+    except MemoryError as error:  # past KB_IMPORT_MAX_MEMORY_BYTES: this document alone fails
+        raise ExtractionError(f"{name}: refused, over the import's memory bound") from error
     except Exception as error:  # markitdown wraps each converter's own errors
         raise ExtractionError(
             f"{name}: cannot be read as {extension[1:].upper()}: {error}"

@@ -11,6 +11,8 @@ import httpx
 from django.conf import settings
 from django.utils import timezone
 
+from grounding.kbimport.bounds import UnpackBounds
+from grounding.kbimport.confine import confined_transport
 from grounding.kbimport.crawl import CrawlLimits, crawl
 from grounding.kbimport.documents import (
     IMPORT_FOLDER,
@@ -42,6 +44,11 @@ class ImportOptions:
     timeout: float
     delay: float
     keep_vanished: bool = False
+    page_seconds: float | None = None  # KB_IMPORT_PAGE_SECONDS: a page's whole fetch
+    run_seconds: float | None = None  # KB_IMPORT_RUN_SECONDS: a site's whole crawl
+    # A DOCX's or PDF's unpacked size (kbimport.bounds); frozen, so one default is shared safely.
+    unpack: UnpackBounds = UnpackBounds()  # noqa: RUF009
+    internal_hosts: tuple[str, ...] = ()  # KB_IMPORT_INTERNAL_HOSTS (grounding.kbimport.confine)
 
     @classmethod
     def from_settings(cls, **overrides) -> "ImportOptions":
@@ -51,6 +58,14 @@ class ImportOptions:
             "max_bytes": settings.KB_IMPORT_MAX_BYTES,
             "timeout": settings.KB_IMPORT_TIMEOUT,
             "delay": settings.KB_IMPORT_DELAY,
+            "page_seconds": settings.KB_IMPORT_PAGE_SECONDS,
+            "run_seconds": settings.KB_IMPORT_RUN_SECONDS,
+            "internal_hosts": tuple(settings.KB_IMPORT_INTERNAL_HOSTS),
+            "unpack": UnpackBounds(
+                max_unpacked=settings.KB_IMPORT_MAX_UNPACKED_BYTES,
+                max_ratio=settings.KB_IMPORT_MAX_RATIO,
+                max_pages=settings.KB_IMPORT_MAX_PDF_PAGES,
+            ),
         }
         values.update({k: v for k, v in overrides.items() if v is not None})
         return cls(**values)
@@ -74,6 +89,9 @@ def import_sources(
     report = ImportReport()
     notify = progress or (lambda source, report: None)
     with httpx.Client(
+        # Every connection (source, redirects, links) to a checked public address only.
+        transport=confined_transport(options.internal_hosts),
+        trust_env=False,  # no proxy from the environment: it would connect for us, unchecked
         timeout=options.timeout,
         follow_redirects=False,
         headers={"User-Agent": settings.KB_IMPORT_USER_AGENT},
@@ -116,8 +134,10 @@ def import_replacing(
     return report
 
 
-def _page_document(page: Fetched) -> ImportedDocument:
-    extracted = extract(page.data, page.content_type, name=page.url, encoding=page.encoding)
+def _page_document(page: Fetched, options: ImportOptions) -> ImportedDocument:
+    extracted = extract(
+        page.data, page.content_type, name=page.url, encoding=page.encoding, bounds=options.unpack
+    )
     return ImportedDocument(
         kb_path=page_path(page.url),
         source=page.url,
@@ -135,18 +155,26 @@ def _import_site(client, start, kb_dir, options, report, notify) -> None:
     found: dict[str, str] = {}
     kept: dict[str, str] = {}
     complete = True
-    limits = CrawlLimits(options.max_pages, options.max_depth, options.max_bytes, options.delay)
+    limits = CrawlLimits(
+        options.max_pages,
+        options.max_depth,
+        options.max_bytes,
+        options.delay,
+        page_seconds=options.page_seconds,
+        run_seconds=options.run_seconds,
+    )
     for visit in crawl(client, start, limits, user_agent=settings.KB_IMPORT_USER_AGENT):
         if visit.skipped is not None:
             report.skipped.append((visit.url, visit.skipped))
-            complete = complete and not visit.skipped.startswith("over the page limit")
+            # Cut short by the page or the time limit: the pages not reached are not gone.
+            complete = complete and not visit.skipped.startswith("over the ")
         elif visit.error is not None:
             report.failed.append((visit.url, visit.error))
             if visit.url in manifest and visit.error not in GONE:
                 kept[visit.url] = manifest[visit.url]  # keeps its previous version
         else:
             try:
-                document = _page_document(visit.page)
+                document = _page_document(visit.page, options)
             except ExtractionError as error:
                 report.failed.append((visit.url, str(error)))
                 if visit.url in manifest:
@@ -192,7 +220,9 @@ def _import_files(path: Path, kb_dir, options, report, notify) -> None:
             report.failed.append((name, f"over {options.max_bytes} bytes ({size})"))
             continue
         try:
-            extracted = extract(file.read_bytes(), content_type, name=file.name)
+            extracted = extract(
+                file.read_bytes(), content_type, name=file.name, bounds=options.unpack
+            )
         except ExtractionError as error:
             report.failed.append((name, str(error)))
             continue

@@ -58,6 +58,13 @@
     transform: "none", filter: "none", "clip-path": "none", "pointer-events": "auto", transition: "none",
     animation: "none", "box-shadow": "none", "border-radius": "0", "max-width": "none", "max-height": "none",
     "min-width": "0", "min-height": "0", top: "auto", left: "auto", right: "16px", bottom: "16px", float: "none",
+    // Everything else that can move, hide, shrink or cover the launcher from the host's CSS.
+    translate: "none", scale: "none", rotate: "none", zoom: "1", clip: "auto", mask: "none",
+    "-webkit-mask": "none", "mask-border": "none", "offset-path": "none", perspective: "none",
+    "backdrop-filter": "none", "mix-blend-mode": "normal", isolation: "auto", contain: "none",
+    "content-visibility": "visible", "box-sizing": "content-box", overflow: "visible",
+    "aspect-ratio": "auto", "transform-style": "flat", "will-change": "auto", outline: "none",
+    "writing-mode": "horizontal-tb", direction: "ltr",
   };
   // The host page's width decides the layout (the frame's own media queries only see the
   // frame): a panel with corners and a shadow on a desktop, the full screen on a phone.

@@ -278,17 +278,18 @@ async def _assistant_rows() -> int:
 @pytest.mark.parametrize(("above", "hops"), [(10**9, 0), (0, 1)])
 async def test_the_number_check_runs_in_a_thread_only_on_a_large_kb(monkeypatch, above, hops):
     """A KB of more facts than ``verify_in_thread_above``: the sentence with a number is checked
-    in a worker thread (issue 25 finding 5); on a small KB in place (no hop per turn)."""
-    import asyncio
+    in the verification pool's thread (issue 25 finding 5, issue 46); on a small KB in place
+    (no hop per turn)."""
+    from chat import pipeline
 
     threaded = []
-    real = asyncio.to_thread
+    real = pipeline.run_check
 
-    async def to_thread(func, *args, **kwargs):
-        threaded.append(func.__name__)
-        return await real(func, *args, **kwargs)
+    async def run_check(func, *args, owner):
+        threaded.append((func.__name__, owner))
+        return await real(func, *args, owner=owner)
 
-    monkeypatch.setattr(asyncio, "to_thread", to_thread)
+    monkeypatch.setattr(pipeline, "run_check", run_check)
     services = dataclasses.replace(
         using(ScriptedBackend(["Premium ", "kostar ", "399 kr/månad [kb/pricing.md:18]."])),
         verify_in_thread_above=above,
@@ -302,6 +303,7 @@ async def test_the_number_check_runs_in_a_thread_only_on_a_large_kb(monkeypatch,
     events = await collect(turn)
     assert events[-1].grounded is True
     assert len(threaded) == hops
+    assert all(owner is turn.context for _, owner in threaded)  # bounded per connection
 
 
 async def test_after_the_first_beginning_the_conversation_is_known_stored():
@@ -335,3 +337,73 @@ async def test_a_beginning_that_was_not_written_leaves_the_conversation_unknown(
         Turn(context=context, text="Vad kostar premium?", message_id="u1", services=services)
     )
     assert not context.stored
+
+
+@pytest.mark.parametrize(
+    "char", ["\u202e", "\u202d", "\u2067", "\u2066", "\u200f", "\u200e", "\u200b", "\u2060"]
+)
+async def test_a_bidi_or_invisible_character_in_the_model_output_never_reaches_the_customer(char):
+    """An override around a verified number (U+202E 399 U+202C reads "993" in a browser) is
+    removed before the guard reads the text: the frames, the answer and the draft have none."""
+    backend = ScriptedBackend(["Premium kostar ", f"{char}399\u202c", f" kr/må{char}nad."])
+    turn = Turn(
+        context=ConversationContext(),
+        text="Vad kostar premium?",
+        message_id=f"bidi-{ord(char):x}",
+        services=using(backend),
+    )
+    events = await collect(turn)
+    frames = "".join(e.delta for e in events if isinstance(e, StreamDelta))
+    assert frames == "Premium kostar 399 kr/månad."
+    assert events[-1].grounded and events[-1].text == "Premium kostar 399 kr/månad."
+    row = await assistant_row(f"bidi-{ord(char):x}")
+    assert row.draft == row.text == "Premium kostar 399 kr/månad."
+
+
+async def test_a_turn_closed_while_its_check_waits_for_the_pool_never_runs_it(monkeypatch):
+    """Big KB, busy pool: the customer goes away (the turn's task is cancelled) while its
+    sentence waits for a worker; the check never runs and the turn is recorded cancelled."""
+    import asyncio
+    import threading
+
+    from chat import verify_pool
+
+    pool = verify_pool.VerifyPool(1)
+    monkeypatch.setattr(verify_pool, "_pool", pool)
+    release = threading.Event()
+    busy = asyncio.create_task(pool.run(release.wait, 30, owner=object()))
+    checked = []
+
+    from grounding.guard import GuardedStream
+
+    real = GuardedStream.feed
+
+    def feed(self, delta):
+        if threading.current_thread().name.startswith("verify-"):
+            checked.append(delta)
+        return real(self, delta)
+
+    monkeypatch.setattr(GuardedStream, "feed", feed)
+    services = dataclasses.replace(
+        using(ScriptedBackend(["Premium ", "kostar ", "399 kr/månad."])), verify_in_thread_above=0
+    )
+    turn = Turn(
+        context=ConversationContext(),
+        text="Vad kostar premium?",
+        message_id="gone",
+        services=services,
+    )
+    task = asyncio.create_task(collect(turn))
+    for _ in range(200):  # until the turn waits on the pool (its first sentence is queued)
+        await asyncio.sleep(0.01)
+        if pool._queue.qsize():
+            break
+    assert pool._queue.qsize() == 1
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    release.set()
+    await busy
+    await pool.run(lambda: None, owner=object())  # the queue behind it has drained
+    assert checked == []
+    assert turn.record.status == Message.Status.CANCELLED

@@ -302,3 +302,20 @@ def test_a_parsed_resume_never_shows_its_token_in_a_repr():
     token = new_token()
     command = protocol.parse_command({"type": "resume", "token": token}, max_text_chars=10)
     assert command.token == token and token not in repr(command) and token not in str(command)
+
+
+async def test_a_token_that_expires_while_its_socket_is_open_closes_it():
+    """Expiry is not checked only at resume: the open socket is refused when it comes."""
+    token = new_token()
+    ws = await widget_socket(token)
+    conversation_id = (await ws.receive_json_from(timeout=5))["conversationId"]
+    await ws.disconnect()
+    soon = timezone.now() + dt.timedelta(seconds=2)
+    await sync_to_async(Conversation.objects.filter(pk=conversation_id).update)(
+        token_expires_at=soon
+    )
+    ws = await widget_socket(token)
+    assert (await ws.receive_json_from(timeout=5))["conversationId"] == conversation_id
+    assert await ws.receive_json_from(timeout=30) == {"type": "token_refused"}
+    assert (await ws.receive_output(timeout=5))["code"] == 4001
+    assert timezone.now() >= soon

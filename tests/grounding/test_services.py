@@ -383,3 +383,15 @@ def test_a_nul_byte_is_replaced_not_fatal(write_kb):
     summary = kb_reindex(kb_dir=kb_dir)
     assert summary.added == 1
     assert "\x00" not in KBChunk.objects.get().text
+
+
+@pytest.mark.django_db
+def test_bidi_and_invisible_characters_in_a_kb_file_are_never_indexed(write_kb):
+    """A KB file's U+202E override or zero-width space inside a price is dropped before the
+    chunks and facts are read: the fact is the price a reader sees, the chunk has none."""
+    text = "# Priser\n\n- Premium: \u202e3\u200b99\u202c kr/månad\u2066\u200f\n"
+    kb_reindex(kb_dir=write_kb({"pricing.md": text}))
+    chunk = KBChunk.objects.get(document__path="kb/pricing.md")
+    assert chunk.text == "# Priser\n\n- Premium: 399 kr/månad" and chunk.start_line == 1
+    assert list(KBFact.objects.values_list("value", flat=True)) == ["399"]
+    assert KBFact.objects.get().text == "- Premium: 399 kr/månad"

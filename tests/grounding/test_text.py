@@ -11,6 +11,7 @@ from grounding.text import (
     document_terms,
     normalize_word,
     query_terms,
+    remove_invisible,
     split_compound,
     words,
 )
@@ -163,3 +164,58 @@ def test_a_text_matches_its_own_query(text):
 def test_detect_language_always_answers_sv_or_en(text):
     """Language detection never fails and knows two answers."""
     assert detect_language(text) in (SWEDISH, ENGLISH)
+
+
+# -- invisible characters ---------------------------------------------------------
+
+BIDI_AND_INVISIBLE = [
+    *map(chr, range(0x202A, 0x202F)),  # LRE RLE PDF LRO RLO
+    *map(chr, range(0x2066, 0x206A)),  # LRI RLI FSI PDI
+    "\u200e", "\u200f", "\u061c",  # LRM RLM ALM
+    "\u200b", "\u200c", "\u200d", "\u2060", "\ufeff", "\u00ad",  # zero-width, soft hyphen
+    "\u2061", "\u2062", "\u2063", "\u2064",  # invisible operators
+    "\U000e0031", "\U000e007f",  # tag characters
+    "\ufe0f", "\u034f", "\u180e", "\u3164",  # variation selector, CGJ, MVS, Hangul filler
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("char", BIDI_AND_INVISIBLE, ids=lambda c: f"U+{ord(c):04X}")
+def test_remove_invisible_removes_every_bidi_and_format_character(char):
+    """A reordering or invisible character around or inside a number leaves only the number."""
+    text = f"Premium kostar {char}3{char}99{char} kr/månad."
+    assert remove_invisible(text) == "Premium kostar 399 kr/månad."
+
+
+def test_remove_invisible_removes_every_format_character():
+    """No character of Unicode category Cf survives (the plane-1 and plane-14 ones too)."""
+    import sys
+    import unicodedata
+
+    every = "".join(
+        chr(p) for p in range(sys.maxunicode + 1) if unicodedata.category(chr(p)) == "Cf"
+    )
+    assert len(every) > 150
+    assert remove_invisible(f"a{every}b") == "ab"
+
+
+# Default-ignorable code points outside Cf (DerivedCoreProperties.txt), removed as well.
+_IGNORABLE = (
+    (0x034F, 0x034F), (0x115F, 0x1160), (0x17B4, 0x17B5), (0x180B, 0x180F),
+    (0x3164, 0x3164), (0xFE00, 0xFE0F), (0xFFA0, 0xFFA0), (0xFFF0, 0xFFF8),
+    (0x1BCA0, 0x1BCA3), (0x1D173, 0x1D17A), (0xE0000, 0xE0FFF),
+)  # fmt: skip
+_VISIBLE = st.characters(exclude_categories=("Cf",)).filter(
+    lambda c: not any(low <= ord(c) <= high for low, high in _IGNORABLE)
+)
+
+
+@given(st.text(alphabet=_VISIBLE))
+def test_remove_invisible_keeps_every_visible_character(text):
+    """Letters, digits, punctuation, whitespace and newlines (line numbers) are kept as they are."""
+    assert remove_invisible(text) == text
+
+
+def test_remove_invisible_keeps_swedish_text_and_lines():
+    """Å, ä, ö, non-breaking and thin spaces in numbers (3 990 kr) and line breaks stay."""
+    text = "Årsvis: 3\u00a0990 kr/år\nMånad: 3\u2009990\n| Stuga | 650 kr |"
+    assert remove_invisible(text) == text

@@ -187,6 +187,39 @@ AVBOKNING_DOCX = _docx(
 LARGE_BYTES = 300_000
 
 
+# Pages no other page links to (the crawl never meets them): a test imports one with
+# ``--depth 0``. "Entré": a table whose first row is a caption spanning the columns, a
+# <caption>, and a markdown link written as text in the HTML.
+UNLINKED = {
+    "/entre": (
+        "Entré",
+        """<h1>Entré till badet</h1>
+<p>Badet vid Storvattnet är öppet för alla gäster under säsongen.</p>
+<table><tr><td colspan="3">Priser per person</td></tr>
+<tr><th>Besökare</th><th>Per dag</th><th>Per säsong</th></tr>
+<tr><td>Vuxen</td><td>120 kr</td><td>900 kr</td></tr>
+<tr><td>Barn</td><td>60 kr</td><td>450 kr</td></tr>
+<tr><td>Pensionär</td><td>90 kr</td><td>700 kr</td></tr></table>
+<table><caption>Hyra vid badet</caption>
+<tr><th>Utrustning</th><th>Per timme</th></tr>
+<tr><td>Solstol</td><td>40 kr</td></tr><tr><td>Parasoll</td><td>25 kr</td></tr></table>
+<p>Biljetter säljs även hos [vår partner](https://partner.example/biljetter) och
+<a href="https://other.example/">på deras sida</a>.</p>""",
+    ),
+}
+GUIDE_MD = """# Guide till Fjällby
+
+Läs [villkoren](https://other.example/villkor "Villkor") innan du bokar.
+![Karta över campingen](https://other.example/karta.png)
+Frågor? Se [vanliga frågor][faq] eller <https://other.example/kontakt>.
+
+[faq]: https://other.example/faq
+"""
+
+
+DRIP_SECONDS = 0.05  # "/droppande": its ~1,100 bytes take about a minute
+
+
 class FixtureSite:
     """The site's state: ``version`` 1 or 2 (the news page changes, the campaign page goes)."""
 
@@ -233,6 +266,13 @@ class FixtureSite:
             return 200, {"Content-Type": html}, self._page("Nyheter", body)
         if path == "/gammal-kampanj" and self.version > 1:
             return 404, {"Content-Type": html}, b"<h1>Sidan finns inte</h1>"
+        if path == "/droppande":  # not linked; sent a byte every DRIP_SECONDS
+            return 200, {"Content-Type": html}, self._page("Droppande", "<p>Långsamt.</p>")
+        if path == "/guide.md":  # not linked: imported on its own (--depth 0)
+            return 200, {"Content-Type": "text/markdown; charset=utf-8"}, GUIDE_MD.encode()
+        if path in UNLINKED:
+            title, body = UNLINKED[path]
+            return 200, {"Content-Type": html}, self._page(title, body)
         if path in PAGES:
             title, body = PAGES[path]
             return 200, {"Content-Type": html}, self._page(title, body)
@@ -256,7 +296,19 @@ def serve(site: FixtureSite) -> tuple[ThreadingHTTPServer, str]:
                 self.send_header(name, value)
             self.send_header("Content-Length", str(len(body)))
             self.end_headers()
+            if self.path == "/droppande":  # a byte at a time, each read well inside the timeout
+                self._drip(body)
+                return
             self.wfile.write(body)
+
+        def _drip(self, body: bytes) -> None:
+            try:
+                for index in range(len(body)):
+                    self.wfile.write(body[index : index + 1])
+                    self.wfile.flush()
+                    time.sleep(DRIP_SECONDS)
+            except (BrokenPipeError, ConnectionResetError):
+                pass  # the importer cut it
 
         def log_message(self, *args):
             pass

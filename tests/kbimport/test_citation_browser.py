@@ -17,7 +17,14 @@ def imported_site(tmp_path_factory):
     state = FixtureSite()
     server, url = serve(state)
     kb_dir = tmp_path_factory.mktemp("kb")
-    options = ImportOptions(max_pages=50, max_depth=2, max_bytes=200_000, timeout=5, delay=0)
+    options = ImportOptions(
+        max_pages=50,
+        max_depth=2,
+        max_bytes=200_000,
+        timeout=5,
+        delay=0,
+        internal_hosts=("127.0.0.1",),
+    )
     import_sources([url + "/"], kb_dir=kb_dir, options=options)
     yield url, kb_dir
     server.shutdown()
@@ -30,7 +37,7 @@ def server_url(imported_site, tmp_path_factory):
     db = tmp_path_factory.mktemp("browser") / "db.sqlite3"
     env = product_env(DATABASE_URL=f"sqlite:///{db}", KB_DIR=str(kb_dir), LLM_TOKEN_DELAY_MS="0")
     prepare_database(env)
-    with daphne_server(env) as (port, _):
+    with daphne_server(env, start_timeout=120) as (port, _):
         yield f"http://127.0.0.1:{port}"
 
 

@@ -107,3 +107,65 @@ def test_the_header_is_front_matter_the_reindex_reads():
 )
 def test_only_a_web_address_is_a_source_url(value, url):
     assert web_url(value) == url
+
+
+def test_cleaning_removes_bidi_controls_and_invisible_format_characters():
+    """An imported page's U+202E around a price (shown reversed by a browser), its isolates,
+    marks, zero-width characters and soft hyphens do not reach the KB."""
+    dirty = "Premium kostar \u202e399\u202c kr/\u2067må\u2069nad\u200e\u200f\u200b\ufeff\u00ad.\n"
+    assert clean_markdown(dirty) == "Premium kostar 399 kr/månad.\n"
+
+
+@pytest.mark.parametrize(
+    ("dirty", "clean"),
+    [
+        ("Se [partnern](https://other.example/a) nu.", "Se partnern nu."),
+        ("Se \\[partnern\\](https://other.example/a) nu.", "Se partnern nu."),  # trafilatura's
+        ('Läs [villkoren](https://o.example/v_(1) "Villkor").', "Läs villkoren."),
+        ("![Karta](https://o.example/k.png) här", "Karta här"),
+        ("Se [frågor][faq].\n\n[faq]: https://o.example/faq", "Se frågor."),
+        ("Skriv till <https://o.example/kontakt>.", "Skriv till https://o.example/kontakt."),
+        ("&#91;Boka&#93;(https://o.example)", "Boka"),
+        ("[[nästlad](a)](https://o.example)", "nästlad"),
+    ],
+)
+def test_links_in_any_form_are_imported_as_their_text(dirty, clean):
+    """No markdown link (inline, escaped, image, reference, autolink, entity-written) survives."""
+    from markdown_it import MarkdownIt
+
+    cleaned = clean_markdown(dirty)
+    assert cleaned == clean + "\n"
+    tokens = MarkdownIt("commonmark").parse(cleaned)
+    inline = [child.type for token in tokens for child in token.children or ()]
+    assert "link_open" not in inline and "image" not in inline
+
+
+@given(st.text(alphabet="[]()<>!:\\ab/ \n", max_size=60))
+def test_no_markdown_link_survives_cleaning(text):
+    from markdown_it import MarkdownIt
+
+    tokens = MarkdownIt("commonmark").parse(clean_markdown(text))
+    inline = [child.type for token in tokens for child in token.children or ()]
+    assert "link_open" not in inline and "image" not in inline
+
+
+@pytest.mark.parametrize(
+    "caption",
+    ["| Priser per person |  |  |", "| Priser per person |  |  |\n|---|---|---|"],
+    ids=["spanning cell", "caption as header"],
+)
+def test_a_caption_row_goes_above_the_table_and_the_real_header_leads(caption):
+    table = f"{caption}\n| Besökare | Dag | Säsong |\n|---|---|---|\n| Vuxen | 120 kr | 900 kr |\n"
+    assert clean_markdown(table).splitlines() == [
+        "Priser per person",
+        "",
+        "| Besökare | Dag | Säsong |",
+        "|---|---|---|",
+        "| Vuxen | 120 kr | 900 kr |",
+    ]
+
+
+def test_a_table_whose_first_cell_alone_is_filled_in_a_data_row_keeps_its_rows():
+    """Only leading caption rows move: a data row with empty cells stays where it is."""
+    table = "| Stuga | Pris |\n|---|---|\n| Liten |  |\n| Stor | 900 kr |\n"
+    assert clean_markdown(table) == table

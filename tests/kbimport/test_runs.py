@@ -87,3 +87,63 @@ def test_import_sources_and_import_runs_show_a_runs_start_in_the_same_local_time
         assert "21:30" not in page
     run_started = formats.localize(timezone.template_localtime(ImportRun.objects.get().started_at))
     assert run_started in runs.content.decode() and run_started in sources.content.decode()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_import_from_the_command_line_appears_among_the_admins_runs(
+    client, admin_user, site, import_settings, tmp_path
+):
+    """``import_kb`` records a run of origin "command line" with its counts, failures and log."""
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    _, url = site
+    call_command("import_kb", url + "/", "--kb-dir", str(tmp_path), "--json", stdout=StringIO())
+    run = ImportRun.objects.get()
+    assert (run.origin, run.status, run.source, run.sources) == (
+        "command",
+        "finished",
+        None,
+        [url + "/"],
+    )
+    assert run.added == 8 and run.worker and run.finished_at is not None
+    assert {f["source"].rsplit("/", 1)[-1] for f in run.failures} >= {"loop-a", "saknas", "stor"}
+    assert run.log.startswith("8 added, 0 updated") and "failed: " in run.log
+    client.force_login(admin_user)
+    listing = client.get(reverse("admin:grounding_importrun_changelist")).content.decode()
+    assert "Command line" in listing and url in listing
+
+
+@pytest.mark.django_db
+def test_a_run_whose_process_is_gone_is_failed_by_the_next_worker(source):
+    """A run of a process of this host that no longer exists (kill -9) fails at once."""
+    from grounding.kbimport.runs import fail_interrupted_runs, this_process
+
+    host = this_process().rsplit(":", 1)[0]
+    dead = ImportRun.objects.create(
+        source=source, started_at="2026-01-01T00:00:00Z", worker=f"{host}:999999999"
+    )
+    alive = ImportRun.objects.create(
+        origin="command", started_at="2026-01-01T00:00:00Z", worker=this_process()
+    )
+    elsewhere = ImportRun.objects.create(
+        origin="command", started_at="2026-01-01T00:00:00Z", worker="another-host:1"
+    )
+    assert fail_interrupted_runs() == 1
+    dead.refresh_from_db()
+    assert dead.status == "failed" and "stopped before the run ended" in dead.error
+    assert ImportRun.objects.filter(pk__in=[alive.pk, elsewhere.pk], status="running").count() == 2
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_reimport_from_the_admin_is_a_job_on_the_task_queue(source, import_settings):
+    """Queued in the database (django-tasks-db) for the import worker, not run in a thread."""
+    from django_tasks_db.models import DBTaskResult
+
+    import_settings.KB_IMPORT_IN_BACKGROUND = True
+    run = start_import_run(source=source, started_by="editor")
+    job = DBTaskResult.objects.get()
+    assert job.queue_name == "kb-import" and job.args_kwargs["args"] == [run.pk]
+    run.refresh_from_db()
+    assert run.status == "running" and run.worker == ""

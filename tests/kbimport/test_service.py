@@ -272,3 +272,92 @@ def test_a_page_in_the_wrong_encoding_is_read_with_replacements(site, import_set
     assert report.added == [url + "/latin1"]
     text = (tmp_path / "imported" / "127-0-0-1" / "latin1.md").read_text(encoding="utf-8")
     assert "45 kr" in text and "\ufffd" in text
+
+
+@pytest.mark.django_db
+def test_a_caption_row_table_imports_with_its_header_and_its_cells_keep_their_columns(
+    site, import_settings, tmp_path
+):
+    """The fixture site's "Entré": a first row "Priser per person" spanning the columns and a
+    <caption>. The real header leads, so a price of another visitor group is withheld."""
+    from grounding import selectors
+    from grounding.answer_check import answer_check
+
+    _, url = site
+    report = run_import(url + "/entre", tmp_path, max_depth=0)
+    assert report.added == [url + "/entre"]
+    body = (tmp_path / "imported/127-0-0-1/entre.md").read_text()
+    assert "Priser per person\n\n| Besökare | Per dag | Per säsong |\n|---|---|---|\n" in body
+    assert "Hyra vid badet\n\n| Utrustning | Per timme |\n|---|---|\n" in body
+    kb_reindex(kb_dir=tmp_path)
+    selectors.clear_index_cache()
+    try:
+        index = selectors.current_index()
+        question = "Vad kostar entré för barn per dag?"
+        right = answer_check(index=index, question=question, answer="Barn betalar 60 kr per dag.")
+        wrong = answer_check(index=index, question=question, answer="Barn betalar 120 kr per dag.")
+    finally:
+        selectors.clear_index_cache()
+    assert right.grounded, right.as_dict()
+    assert not wrong.grounded
+
+
+def test_links_of_html_and_markdown_pages_are_imported_as_text(site, import_settings, tmp_path):
+    """A markdown link written as text in an HTML page, and a text/markdown page's links,
+    images, reference links and autolinks: their text reaches the KB, no target does."""
+    _, url = site
+    report = run_import(url + "/entre", tmp_path, max_depth=0)
+    report = run_import(url + "/guide.md", tmp_path, max_depth=0)
+    assert report.added == [url + "/guide.md"]
+    entre = (tmp_path / "imported/127-0-0-1/entre.md").read_text()
+    guide = (tmp_path / "imported/127-0-0-1/guide.md").read_text()
+    assert "Biljetter säljs även hos vår partner och på deras sida." in " ".join(entre.split())
+    assert "Läs villkoren innan du bokar." in guide and "Karta över campingen" in guide
+    assert "Se vanliga frågor eller https://other.example/kontakt." in guide
+    for text in (entre, guide):
+        body = text.split("---\n", 2)[2]
+        assert "](" not in body and "[faq]" not in body and "partner.example" not in body
+
+
+def test_a_page_that_sends_a_byte_at_a_time_is_cut_at_its_total_deadline(
+    site, import_settings, tmp_path
+):
+    """Every read comes well inside the read timeout, but the page as a whole is cut."""
+    _, url = site
+    import_settings.KB_IMPORT_PAGE_SECONDS = 2
+    report = run_import(url + "/droppande", tmp_path, max_depth=0)
+    assert report.failed == [(url + "/droppande", "over the time limit (2 s)")]
+
+
+def test_a_crawl_past_its_run_deadline_skips_the_rest_and_removes_nothing(
+    site, import_settings, tmp_path
+):
+    """The pages not reached before ``KB_IMPORT_RUN_SECONDS`` are reported, not lost."""
+    from grounding.kbimport.crawl import CrawlLimits, crawl
+    from grounding.kbimport.service import confined_transport
+
+    _, url = site
+    ticks = iter(range(0, 10_000, 10))  # each look at the clock: ten more seconds
+    limits = CrawlLimits(max_pages=50, max_depth=2, max_bytes=200_000, delay=0, run_seconds=45)
+    import httpx
+
+    with httpx.Client(transport=confined_transport(["127.0.0.1"]), timeout=5) as client:
+        visits = list(
+            crawl(client, url + "/", limits, user_agent="test", clock=lambda: next(ticks))
+        )
+    fetched = [v for v in visits if v.page is not None or v.error is not None]
+    late = [v for v in visits if v.skipped == "over the run's time limit (45 s)"]
+    assert 1 <= len(fetched) <= 3 and late
+    assert visits.index(late[0]) > visits.index(fetched[-1])
+
+
+def test_an_import_cut_by_its_run_deadline_removes_no_earlier_page(site, import_settings, tmp_path):
+    _, url = site
+    run_import(url + "/", tmp_path)
+    before = files(tmp_path)
+    import_settings.KB_IMPORT_RUN_SECONDS = 0
+    report = run_import(url + "/", tmp_path)
+    assert report.removed == [] and files(tmp_path) == before
+    assert report.skipped and all(
+        "time limit" in why or "leaves" in why or "robots" in why for _, why in report.skipped
+    )

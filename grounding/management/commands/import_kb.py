@@ -1,5 +1,6 @@
 """``manage.py import_kb SOURCE ...``: a site, pages and files into the KB as markdown."""
 
+import getpass
 import json
 import sys
 from pathlib import Path
@@ -7,6 +8,8 @@ from pathlib import Path
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
+from grounding.kbimport.bounds import limit_memory
+from grounding.kbimport.runs import command_run_start, import_run_fail, import_run_finish
 from grounding.kbimport.service import ImportOptions, import_replacing, import_sources
 from grounding.kbimport.writer import ImportReport
 
@@ -44,6 +47,11 @@ class Command(BaseCommand):
             help="report pages gone from the site instead of removing their files",
         )
 
+    def run_from_argv(self, argv):
+        """From the command line (not ``call_command``): the process's memory is bounded."""
+        limit_memory(settings.KB_IMPORT_MAX_MEMORY_BYTES)
+        super().run_from_argv(argv)
+
     def handle(self, *args, sources, kb_dir, as_json, max_pages, depth, delay, replace, **options):
         kb_dir = Path(kb_dir or settings.KB_DIR)
         import_options = ImportOptions.from_settings(
@@ -52,16 +60,22 @@ class Command(BaseCommand):
             delay=delay,
             keep_vanished=options["keep_vanished"],
         )
-        run = import_replacing if replace else import_sources
+        # A run among the admin's import runs, like a re-import started there.
+        run = command_run_start(sources=sources, started_by=getpass.getuser())
+        importer = import_replacing if replace else import_sources
         try:
-            report = run(
+            report = importer(
                 sources,
                 kb_dir=kb_dir,
                 options=import_options,
                 progress=None if as_json else self._progress,
             )
-        except FileNotFoundError as error:
-            raise CommandError(str(error)) from error
+        except BaseException as error:  # Ctrl-C included: the run is not left running
+            import_run_fail(run_id=run.pk, error=str(error) or type(error).__name__)
+            if isinstance(error, FileNotFoundError):
+                raise CommandError(str(error)) from error
+            raise
+        import_run_finish(run_id=run.pk, report=report)
         if not as_json:
             sys.stderr.write("\n")
         self._print(report, as_json=as_json)
