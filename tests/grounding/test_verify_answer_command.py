@@ -194,3 +194,28 @@ def test_a_line_that_was_not_retrieved_is_withheld(index):
     result = verify("Vad kostar en pappersfaktura?", "Telefon: +46 8 123 45 67 [kb/contact.md:13].")
     assert result["grounded"] is False, result
     assert result["unsupported"][0]["reason"] == "cites a line not retrieved for this question"
+
+
+def test_the_facts_own_id_is_accepted_as_its_reference(index):
+    """``[F:xxxxxxxx]``, the product's id of a fact, names the same line as ``[kb/FILE:LINE]``."""
+    premium = next(iter(index.facts.on_line("kb/pricing.md", 18)))
+    result = verify("Vad kostar premium?", f"Premium kostar 399 kr/månad [{premium.fact_id}].")
+    assert result["grounded"] is True, result
+    assert [(c["file"], c["line"]) for c in result["citations"]] == [("kb/pricing.md", 18)]
+    wrong = verify("Vad kostar basic?", f"Basic kostar 399 kr/månad [{premium.fact_id}].")
+    assert wrong["grounded"] is False, wrong
+
+
+def test_a_number_repeated_from_the_question_cites_it(index):
+    """``[Q]`` passes a number the question states; alone it grounds nothing of the KB's."""
+    question = "Hur stor volymrabatt får ett företag med 200 användare?"
+    both = verify(
+        question,
+        "Med 200 användare [Q] får ni 20 % [kb/business/business.md:20] rabatt på månadsavgiften.",
+    )
+    assert both["grounded"] is True, both
+    assert [(c["file"], c["line"]) for c in both["citations"]] == [("kb/business/business.md", 20)]
+    not_asked = verify(question, "Med 300 användare [Q] får ni 20 % [kb/business/business.md:20].")
+    assert not_asked["grounded"] is False, not_asked
+    alone = verify("Kostar det 250 kr att byta abonnemang?", "Ja, det kostar 250 kr [Q].")
+    assert alone["grounded"] is False, alone
