@@ -55,3 +55,21 @@ def test_the_check_gets_question_and_answer_and_its_details_reach_the_report():
     miss = report.as_dict()["misses"][0]
     assert miss["reason"] == "No support" and miss["retrieved"] == []
     assert report.grounded.rate == 0.0
+
+
+def test_a_cited_case_reaches_the_check_with_its_references():
+    """A ``cases_ref.jsonl`` line (REFERENCED.md: a ``source`` field, a swap's suffixed kind)
+    parses, and the check gets the answer with its references as written."""
+    cited = {
+        "question": "Vad kostar Basic?",
+        "answer": "Basic kostar 399 kr/månad [kb/pricing.md:18].",
+        "expect": "withheld",
+        "kind": "swapped_subject_cited_source",
+        "source": 54,
+    }
+    seen = []
+    cases = parse_cases([json.dumps(cited, ensure_ascii=False)])
+    report = evaluate(cases, lambda q, a: seen.append(a) or Outcome(grounded=False))
+    assert seen == ["Basic kostar 399 kr/månad [kb/pricing.md:18]."]
+    assert [(c.kind, c.expect) for c in cases] == [("swapped_subject_cited_source", "withheld")]
+    assert report.misses == []

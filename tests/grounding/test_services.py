@@ -276,6 +276,7 @@ def test_reindex_stores_every_fact_extract_facts_finds(kb_dir):
 FACT_FIELDS = (
     "value", "kind", "unit", "period", "subject_text", "subject", "qualifiers", "context",
     "line", "cell_row", "cell_column", "text", "language",
+    "fact_id", "entity", "attribute", "group",  # the card: its id, key and group (issue 41)
 )  # fmt: skip
 
 
