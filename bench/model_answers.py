@@ -76,6 +76,18 @@ def prompts(out: Path) -> None:
 
 
 def check(answers: Path) -> None:
+    figures = verdicts(answers)
+    for line in figures["withheld"]:
+        print(line)
+    right, passed = figures["right"], figures["passed"]
+    print(f"answers: {figures['answers']}; judged right: {right}; of those passed: {passed}")
+    if right:
+        print(f"pass rate of right answers: {passed / right:.1%}")
+
+
+def verdicts(answers: Path) -> dict:
+    """How many answers were judged right, how many of those pass the guard, and why the
+    others were withheld."""
     from grounding.answer_check import answer_check
 
     rows = [json.loads(line) for line in answers.read_text(encoding="utf-8").splitlines() if line]
@@ -86,23 +98,21 @@ def check(answers: Path) -> None:
     by_kb = defaultdict(list)
     for row in rows:
         by_kb[questions[row["id"]]["kb"]].append(row)
-    passed = right = total = 0
+    figures = {"answers": len(rows), "right": 0, "passed": 0, "withheld": []}
     for kb, kb_rows in sorted(by_kb.items()):
         index = _index(KBS / kb)
         for row in kb_rows:
+            if not row.get("right"):
+                continue
             verdict = answer_check(
                 index=index, question=questions[row["id"]]["question"], answer=row["answer"]
             )
-            total += 1
-            if row.get("right"):
-                right += 1
-                passed += verdict.grounded
-            if row.get("right") and not verdict.grounded:
+            figures["right"] += 1
+            figures["passed"] += verdict.grounded
+            if not verdict.grounded:
                 reasons = [u["reason"] for u in verdict.as_dict()["unsupported"]]
-                print(f"withheld {row['id']}: {row['answer']} -> {verdict.reason} {reasons}")
-    print(f"answers: {total}; judged right: {right}; of those passed the guard: {passed}")
-    if right:
-        print(f"pass rate of right answers: {passed / right:.1%}")
+                figures["withheld"].append(f"{row['id']}: {row['answer']} -> {reasons}")
+    return figures
 
 
 def main() -> None:

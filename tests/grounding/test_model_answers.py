@@ -1,0 +1,19 @@
+"""Answers a language model wrote from the product's prompt alone pass the guard.
+
+``tests/grounding/model/prompts.jsonl`` holds the prompt of 200 questions of our own KBs (the
+instructions and the retrieved lines with their references, ``bench.model_answers``);
+``answers.jsonl`` what a model wrote from each, judged against its context. The guard on the
+same retrieval must pass at least 95 % of the answers judged right.
+"""
+
+from pathlib import Path
+
+from bench.model_answers import verdicts
+
+ANSWERS = Path(__file__).parent / "model" / "answers.jsonl"
+
+
+def test_answers_a_model_wrote_from_the_prompt_pass_the_guard():
+    figures = verdicts(ANSWERS)
+    assert figures["answers"] >= 200 and figures["right"] >= 190
+    assert figures["passed"] >= 0.95 * figures["right"], "\n".join(figures["withheld"])
