@@ -34,6 +34,7 @@ from num2words import num2words
 
 from grounding.evaluation import Case, Expect
 from grounding.facts import Fact
+from grounding.lookup import FactTable
 from grounding.notation import Kind, Reading, read_numbers
 
 MAX_FACTS = 400  # per KB: the first facts in file and line order
@@ -83,6 +84,21 @@ BOUND_SWAPS = {
 _BOUND = re.compile(
     r"\b(" + "|".join(sorted(map(re.escape, BOUND_SWAPS), key=len, reverse=True)) + r")\s+$",
     re.IGNORECASE,
+)
+
+CONDITION_SWAPS = {
+    "inkl.": "exkl.", "exkl.": "inkl.", "inklusive": "exklusive", "exklusive": "inklusive",
+    "incl.": "excl.", "excl.": "incl.", "including": "excluding", "excluding": "including",
+}  # fmt: skip
+_CONDITION = re.compile(
+    r"(?<![^\W\d_])("
+    + "|".join(sorted(map(re.escape, CONDITION_SWAPS), key=len, reverse=True))
+    + r")(?![^\W\d_])",
+    re.IGNORECASE,
+)
+# The period words right after a number's unit: the reference comes after them.
+_PERIOD_AFTER = re.compile(
+    r"\s?/\s?[^\W\d_]+|\s+(?:per|i|om|a|an|each|every)\s+[^\W\d_]+", re.IGNORECASE
 )
 
 
@@ -142,9 +158,10 @@ def _reading_of(fact: Fact, sentence: str, start: int = 0) -> Reading | None:
     return None
 
 
-def _replaced(statement: Statement, text: str) -> str:
+def _replaced(statement: Statement, text: str) -> tuple[str, int, int]:
+    """The sentence with its value written as ``text``, and where ``text`` stands in it."""
     r = statement.reading
-    return statement.sentence[: r.start] + text + statement.sentence[r.end :]
+    return statement.sentence[: r.start] + text + statement.sentence[r.end :], r.start, len(text)
 
 
 def _number_part(reading: Reading) -> tuple[int, int] | None:
@@ -154,7 +171,7 @@ def _number_part(reading: Reading) -> tuple[int, int] | None:
     return (digits[0], digits[-1] + 1) if digits else None
 
 
-def _words_for(statement: Statement, value: int) -> str | None:
+def _words_for(statement: Statement, value: int) -> tuple[str, int, int] | None:
     reading = statement.reading
     span = _number_part(reading)
     if span is None or not 0 <= value <= MAX_WORDS:
@@ -167,10 +184,40 @@ def _whole(value: str) -> int | None:
     return int(value) if value.isdigit() else None
 
 
+# A variant of a statement: its sentence, where its number starts and how long it is written.
+Variant = tuple[str, int, int]
+
+
+def cite(sentence: str, start: int, length: int, reference: str, language: str) -> str:
+    """``sentence`` with `` [reference]`` after the number at ``start`` (its unit and period
+    included, before the punctuation that ends the clause), as a generator that cites writes it."""
+    end = start + length
+    for reading in read_numbers(sentence, language):
+        if reading.start <= start < reading.end:
+            end = max(end, reading.end)
+            break
+    while end > start and sentence[end - 1] in ".,;:!?":
+        end -= 1  # "3 pm." read with the sentence's final mark
+    period = _PERIOD_AFTER.match(sentence, end)
+    if period is not None:
+        end = period.end()
+    return f"{sentence[:end]} [{reference}]{sentence[end:]}"
+
+
+def _cited(statement: Statement, variant: Variant, fact: Fact | None = None) -> str:
+    fact = fact or statement.fact
+    sentence, start, length = variant
+    return cite(sentence, start, length, fact.locator, statement.fact.language)
+
+
 def restatements(statement: Statement) -> list[tuple[str, str]]:
-    """(kind, answer) pairs the guard must let through."""
+    """(kind, answer) pairs the guard must let through: each cites the fact's own line."""
+    return [(kind, _cited(statement, variant)) for kind, variant in _restated(statement)]
+
+
+def _restated(statement: Statement) -> list[tuple[str, Variant]]:
     fact, reading = statement.fact, statement.reading
-    found = [("restate_exact", statement.sentence)]
+    found = [("restate_exact", (statement.sentence, reading.start, len(reading.text)))]
     whole = _whole(fact.value)
     if (
         fact.kind in _IN_WORDS
@@ -199,9 +246,26 @@ def restatements(statement: Statement) -> list[tuple[str, str]]:
 
 
 def wrong_answers(statement: Statement, siblings: Iterable[Statement]) -> list[tuple[str, str]]:
-    """(kind, answer) pairs the guard must withhold."""
-    fact, reading = statement.fact, statement.reading
-    found = [("wrong_sibling", _replaced(statement, s.reading.text)) for s in siblings]
+    """(kind, answer) pairs the guard must withhold (the module table)."""
+    reading, sentence = statement.reading, statement.sentence
+    found: list[tuple[str, str]] = []
+    for sibling in siblings:
+        swapped = _replaced(statement, sibling.reading.text)
+        found.append(("wrong_sibling_cited_source", _cited(statement, swapped, sibling.fact)))
+        found.append(("wrong_sibling_cited_true", _cited(statement, swapped)))
+        named = _replaced(sibling, reading.text)
+        found.append(("wrong_subject", _cited(statement, named)))
+    for kind, variant in _changed(statement):
+        found.append((kind, _cited(statement, variant)))
+    found.append(("no_reference", sentence))
+    return found
+
+
+def _changed(statement: Statement) -> list[tuple[str, Variant]]:
+    """The fact's sentence with its value, unit, period, bound or condition changed."""
+    fact, reading, sentence = statement.fact, statement.reading, statement.sentence
+    length = len(reading.text)
+    found: list[tuple[str, Variant]] = []
     span = _number_part(reading)
     if span is not None and fact.kind is not Kind.CODE:
         last = span[1] - 1
@@ -218,52 +282,44 @@ def wrong_answers(statement: Statement, siblings: Iterable[Statement]) -> list[t
             found.append(("wrong_digit", _replaced(statement, changed)))
     if fact.kind in (Kind.AMOUNT, Kind.DURATION, Kind.QUANTITY):
         for pattern, other in UNIT_SWAPS:
-            tail = statement.sentence[reading.start :]
-            if re.search(pattern, tail[: len(reading.text) + 12], re.IGNORECASE):
-                end = reading.start + len(reading.text) + 12
-                swapped = (
-                    statement.sentence[: reading.start]
-                    + re.sub(
-                        pattern,
-                        other,
-                        statement.sentence[reading.start : end],
-                        count=1,
-                        flags=re.IGNORECASE,
-                    )
-                    + statement.sentence[end:]
+            window = sentence[reading.start : reading.start + length + 12]
+            if re.search(pattern, window, re.IGNORECASE):
+                swapped = re.sub(pattern, other, window, count=1, flags=re.IGNORECASE)
+                variant = (
+                    sentence[: reading.start] + swapped + sentence[reading.start + len(window) :]
                 )
-                found.append(("wrong_unit", swapped))
+                grown = max(length + len(swapped) - len(window), 1)
+                found.append(("wrong_unit", (variant, reading.start, grown)))
                 break
     if fact.period is not None:
         for pattern, other in PERIOD_SWAPS:
-            if re.search(pattern, statement.sentence[reading.start :], re.IGNORECASE):
-                head, tail = (
-                    statement.sentence[: reading.start],
-                    statement.sentence[reading.start :],
-                )
-                found.append(
-                    (
-                        "wrong_period",
-                        head + re.sub(pattern, other, tail, count=1, flags=re.IGNORECASE),
-                    )
-                )
+            head, tail = sentence[: reading.start], sentence[reading.start :]
+            if re.search(pattern, tail, re.IGNORECASE):
+                variant = head + re.sub(pattern, other, tail, count=1, flags=re.IGNORECASE)
+                found.append(("wrong_period", (variant, reading.start, length)))
                 break
-    bound = _BOUND.search(statement.sentence[: reading.start])
+    bound = _BOUND.search(sentence[: reading.start])
     if bound is not None:
         other = BOUND_SWAPS[bound[1].lower()]
-        head = (
-            statement.sentence[: bound.start(1)]
-            + other
-            + statement.sentence[bound.end(1) : reading.start]
-        )
-        found.append(("wrong_bound", head + statement.sentence[reading.start :]))
+        head = sentence[: bound.start(1)] + other + sentence[bound.end(1) : reading.start]
+        found.append(("wrong_bound", (head + sentence[reading.start :], len(head), length)))
+    condition = _CONDITION.search(sentence)
+    if condition is not None:
+        other = _same_case(CONDITION_SWAPS[condition[1].lower()], condition[1])
+        variant = sentence[: condition.start(1)] + other + sentence[condition.end(1) :]
+        shift = len(other) - len(condition[1]) if condition.start(1) < reading.start else 0
+        found.append(("wrong_condition", (variant, reading.start + shift, length)))
     whole = _whole(fact.value)
-    ordinal = _ORDINAL.search(statement.sentence[reading.start : reading.end + 3])
+    ordinal = _ORDINAL.search(sentence[reading.start : reading.end + 3])
     if fact.kind in _IN_WORDS and whole is not None and not ordinal:
         words = _words_for(statement, whole + 1)
         if words:
             found.append(("wrong_words", words))
     return found
+
+
+def _same_case(word: str, like: str) -> str:
+    return word[:1].upper() + word[1:] if like[:1].isupper() else word
 
 
 def _group_keys(fact: Fact) -> list[tuple]:
@@ -293,7 +349,9 @@ class MutationSet:
 def mutation_cases(facts: Iterable[Fact], *, max_facts: int = MAX_FACTS) -> MutationSet:
     """Every fact's restatements and wrong answers as cases (the module table)."""
     chosen = sorted(facts, key=lambda f: (f.file, f.line, f.cell or (0, 0)))
+    table = FactTable(chosen)
     statements = [s for s in map(statement_of, chosen) if s is not None][:max_facts]
+    by_fact = {id(s.fact): s for s in statements}
     groups: dict[tuple, list[Statement]] = defaultdict(list)
     for statement in statements:
         for key in _group_keys(statement.fact):
@@ -303,25 +361,45 @@ def mutation_cases(facts: Iterable[Fact], *, max_facts: int = MAX_FACTS) -> Muta
     seen_pairs: set[tuple[int, int]] = set()
     for statement in statements:
         fact = statement.fact
-        siblings: list[Statement] = []
+        alike: set[int] = set()
         for key in _group_keys(fact):
             for other in groups[key]:
-                if other is statement or other.fact.value == fact.value or other in siblings:
+                if other is statement or other.fact.value == fact.value:
                     continue
-                if fact.kind is Kind.CODE:
-                    continue  # a code swapped for another is another existing name
-                if other.fact.qualifiers == fact.qualifiers:
+                if fact.kind is not Kind.CODE and other.fact.qualifiers == fact.qualifiers:
+                    alike.add(id(other.fact))
                     pair = tuple(sorted((id(fact), id(other.fact))))
                     if pair not in seen_pairs:
                         seen_pairs.add(pair)
                         indistinguishable.append((fact, other.fact))
-                    continue
-                siblings.append(other)
+        siblings = [] if fact.kind is Kind.CODE else _siblings(statement, table, by_fact, alike)
         for kind, answer in restatements(statement):
             cases.append(_case(statement, answer, Expect.GROUNDED, kind))
         for kind, answer in wrong_answers(statement, siblings[:MAX_SIBLINGS]):
             cases.append(_case(statement, answer, Expect.WITHHELD, kind))
     return MutationSet(cases, len(statements), indistinguishable)
+
+
+def _siblings(
+    statement: Statement, table: FactTable, by_fact: dict[int, Statement], alike: set[int]
+) -> list[Statement]:
+    """The fact's group (``FactTable.siblings``) said as answers: the parallel facts of the
+    same kind, unit and period with another value (a code swapped for another is another
+    existing name, and facts no reader can tell apart are listed instead)."""
+    fact = statement.fact
+    found: list[Statement] = []
+    for other, _names in table.siblings(fact):
+        said = by_fact.get(id(other))
+        if (
+            said is None
+            or id(other) in alike
+            or other.value == fact.value
+            or (other.kind, other.unit, other.period) != (fact.kind, fact.unit, fact.period)
+            or said in found
+        ):
+            continue
+        found.append(said)
+    return found
 
 
 def _case(statement: Statement, answer: str, expect: Expect, kind: str) -> Case:
