@@ -28,7 +28,7 @@ for the editor, and a swap between them is not made.
 import re
 from collections import defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from num2words import num2words
 
@@ -110,6 +110,8 @@ class Statement:
     sentence: str
     reading: Reading
     question: str
+    # The values the facts of its line state: its sentence's other numbers cite that line too.
+    line_values: frozenset[str] = frozenset()
 
 
 def statement_of(fact: Fact) -> Statement | None:
@@ -188,26 +190,54 @@ def _whole(value: str) -> int | None:
 Variant = tuple[str, int, int]
 
 
-def cite(sentence: str, start: int, length: int, reference: str, language: str) -> str:
+def cite(
+    sentence: str,
+    start: int,
+    length: int,
+    reference: str,
+    language: str,
+    others: tuple[str, frozenset[str]] = ("", frozenset()),
+) -> str:
     """``sentence`` with `` [reference]`` after the number at ``start`` (its unit and period
-    included, before the punctuation that ends the clause), as a generator that cites writes it."""
+    included, before the punctuation that ends the clause), as a generator that cites writes it.
+
+    ``others`` is (a locator, the values its line states): every other number of the sentence
+    with one of those values cites that locator too (a line's other numbers are its facts).
+    """
+    readings = read_numbers(sentence, language)
     end = start + length
-    for reading in read_numbers(sentence, language):
+    for reading in readings:
         if reading.start <= start < reading.end:
             end = max(end, reading.end)
             break
+    marks = [(_mark_end(sentence, start, end), reference)]
+    locator, values = others
+    for reading in readings:
+        outside = reading.end <= start or reading.start >= end
+        if outside and locator and reading.value in values:
+            marks.append((_mark_end(sentence, reading.start, reading.end), locator))
+    for position, target in sorted(marks, reverse=True):
+        sentence = f"{sentence[:position]} [{target}]{sentence[position:]}"
+    return sentence
+
+
+def _mark_end(sentence: str, start: int, end: int) -> int:
     while end > start and sentence[end - 1] in ".,;:!?":
         end -= 1  # "3 pm." read with the sentence's final mark
     period = _PERIOD_AFTER.match(sentence, end)
-    if period is not None:
-        end = period.end()
-    return f"{sentence[:end]} [{reference}]{sentence[end:]}"
+    return period.end() if period is not None else end
 
 
-def _cited(statement: Statement, variant: Variant, fact: Fact | None = None) -> str:
+def _cited(
+    statement: Statement, variant: Variant, fact: Fact | None = None, owner: Statement | None = None
+) -> str:
+    """The variant with its number citing ``fact`` (the statement's own by default); the other
+    numbers of its sentence cite the line the sentence is from (``owner``'s)."""
     fact = fact or statement.fact
+    owner = owner or statement
     sentence, start, length = variant
-    return cite(sentence, start, length, fact.locator, statement.fact.language)
+    others = (owner.fact.locator, owner.line_values)
+    return cite(sentence, start, length, fact.locator, statement.fact.language, others)
 
 
 def restatements(statement: Statement) -> list[tuple[str, str]]:
@@ -245,8 +275,11 @@ def _restated(statement: Statement) -> list[tuple[str, Variant]]:
     return found
 
 
-def wrong_answers(statement: Statement, siblings: Iterable[Statement]) -> list[tuple[str, str]]:
-    """(kind, answer) pairs the guard must withhold (the module table)."""
+def wrong_answers(
+    statement: Statement, siblings: Iterable[Statement], *, name: bool = False
+) -> list[tuple[str, str]]:
+    """(kind, answer) pairs the guard must withhold (the module table); ``name``: the number is
+    part of a name the KB uses ("Windows 10"), which carries no reference, so none is dropped."""
     reading, sentence = statement.reading, statement.sentence
     found: list[tuple[str, str]] = []
     for sibling in siblings:
@@ -254,10 +287,11 @@ def wrong_answers(statement: Statement, siblings: Iterable[Statement]) -> list[t
         found.append(("wrong_sibling_cited_source", _cited(statement, swapped, sibling.fact)))
         found.append(("wrong_sibling_cited_true", _cited(statement, swapped)))
         named = _replaced(sibling, reading.text)
-        found.append(("wrong_subject", _cited(statement, named)))
+        found.append(("wrong_subject", _cited(statement, named, owner=sibling)))
     for kind, variant in _changed(statement):
         found.append((kind, _cited(statement, variant)))
-    found.append(("no_reference", sentence))
+    if not name:
+        found.append(("no_reference", sentence))
     return found
 
 
@@ -350,7 +384,11 @@ def mutation_cases(facts: Iterable[Fact], *, max_facts: int = MAX_FACTS) -> Muta
     """Every fact's restatements and wrong answers as cases (the module table)."""
     chosen = sorted(facts, key=lambda f: (f.file, f.line, f.cell or (0, 0)))
     table = FactTable(chosen)
-    statements = [s for s in map(statement_of, chosen) if s is not None][:max_facts]
+    statements = [
+        replace(s, line_values=frozenset(f.value for f in table.on_line(s.fact.file, s.fact.line)))
+        for s in map(statement_of, chosen)
+        if s is not None
+    ][:max_facts]
     by_fact = {id(s.fact): s for s in statements}
     groups: dict[tuple, list[Statement]] = defaultdict(list)
     for statement in statements:
@@ -375,9 +413,27 @@ def mutation_cases(facts: Iterable[Fact], *, max_facts: int = MAX_FACTS) -> Muta
         siblings = [] if fact.kind is Kind.CODE else _siblings(statement, table, by_fact, alike)
         for kind, answer in restatements(statement):
             cases.append(_case(statement, answer, Expect.GROUNDED, kind))
-        for kind, answer in wrong_answers(statement, siblings[:MAX_SIBLINGS]):
+        name = _is_name(statement, table)
+        for kind, answer in wrong_answers(statement, siblings[:MAX_SIBLINGS], name=name):
             cases.append(_case(statement, answer, Expect.WITHHELD, kind))
     return MutationSet(cases, len(statements), indistinguishable)
+
+
+def _is_name(statement: Statement, table: FactTable) -> bool:
+    """Whether the fact's number is part of a name of the KB's ("Windows 10", "AES-256"), as the
+    guard reads a number with no reference (``grounding.cited``, row 1)."""
+    fact, reading, sentence = statement.fact, statement.reading, statement.sentence
+    if fact.kind is Kind.CODE:
+        return True
+    digits = re.match(r"\d{1,4}(?![\d.,:])", reading.text.strip())
+    if digits is None:
+        return False
+    before = re.search(r"([^\W\d_][\w]*)[ \u00a0-]$", sentence[: reading.start])
+    window = frozenset(
+        w.lower()
+        for w in re.findall(r"[^\W\d_]+", sentence[max(0, reading.start - 40) : reading.end + 40])
+    )
+    return table.is_name(before[1] if before else "", str(int(digits[0])), window)
 
 
 def _siblings(
