@@ -3,23 +3,32 @@ must let through.
 
 Pure: no ORM, no I/O. ``mutation_cases(facts)`` turns every fact into an answer sentence
 (its own line, or for a table cell "<row> <column>: <cell>") asked about its subject, and
-from that sentence makes the cases below; ``grounding_eval --mutate`` runs them through the
-chat's checker (``grounding.evaluation``).
+from that sentence makes the cases below, in the cited form a generator writes
+(``grounding.references``): `` [PATH:LINE]`` right after the number, its unit and period.
+Every other number of the sentence cites the line the sentence is from. ``grounding_eval
+--mutate`` runs them through the chat's checker (``grounding.evaluation``).
 
-| kind | expect | the answer |
+| kind | expect | the answer (the reference it carries) |
 |---|---|---|
-| ``restate_exact`` | grounded | the fact's sentence as the KB writes it |
+| ``restate_exact`` | grounded | the fact's sentence as the KB writes it (the fact's line) |
 | ``restate_words`` | grounded | the value written in words (num2words, the line's language; whole amounts, counts and durations up to 1,000,000) |
 | ``restate_decimal`` | grounded | a decimal comma written as a point ("12,5" -> "12.5"; not the other way: in English "2,500" is 2500) |
 | ``restate_grouping`` | grounded | digit grouping removed ("1 545" -> "1545") |
 | ``restate_percent`` | grounded | "%" as a word ("procent", "percent") |
-| ``wrong_sibling`` | withheld | the value of a sibling: a fact of the same kind, unit and period in the same table row or column, or under the same heading, with another value and other distinguishing terms |
-| ``wrong_digit`` | withheld | one digit of the value changed |
+| ``wrong_sibling_cited_source`` | withheld | this fact's words with a sibling's value, citing the sibling's line (where that value is stated) |
+| ``wrong_sibling_cited_true`` | withheld | the same answer citing this fact's line |
+| ``wrong_subject`` | withheld | this fact's value and line with a sibling's words (its row key, column header or label) |
+| ``wrong_digit`` | withheld | one digit of the value changed (the fact's line; so are the rows below) |
 | ``wrong_unit`` | withheld | the currency or unit changed ("kr" -> "öre", "EUR" -> "kr", "dagar" -> "veckor") |
 | ``wrong_period`` | withheld | the period changed ("/mån" -> "/år", "per månad" -> "per år") |
 | ``wrong_bound`` | withheld | the bound before the value reversed ("under" <-> "över", "minst" <-> "högst", "at least" <-> "at most") |
+| ``wrong_condition`` | withheld | the condition reversed ("inkl." <-> "exkl.", "including" <-> "excluding") |
 | ``wrong_words`` | withheld | the value + 1 written in words |
+| ``no_reference`` | withheld | the fact's sentence with no reference (not made when the number is part of a name the KB uses, "Windows 10": a name carries none) |
 
+A sibling is a member of the fact's group (``FactTable.siblings``: the other rows of its
+column, the other columns of its row, the other labelled lines under its heading) of the
+same kind, unit and period with another value; at most ``MAX_SIBLINGS`` per fact.
 Two facts with the same kind, unit and period whose distinguishing terms (qualifiers) are the
 same cannot be told apart by anyone reading the KB: they are listed (``indistinguishable``)
 for the editor, and a swap between them is not made.
@@ -334,7 +343,7 @@ def _changed(statement: Statement) -> list[tuple[str, Variant]]:
                 break
     bound = _BOUND.search(sentence[: reading.start])
     if bound is not None:
-        other = BOUND_SWAPS[bound[1].lower()]
+        other = _same_case(BOUND_SWAPS[bound[1].lower()], bound[1])
         head = sentence[: bound.start(1)] + other + sentence[bound.end(1) : reading.start]
         found.append(("wrong_bound", (head + sentence[reading.start :], len(head), length)))
     condition = _CONDITION.search(sentence)
