@@ -17,7 +17,7 @@ Every other number of the sentence cites the line the sentence is from. ``ground
 | ``restate_percent`` | grounded | "%" as a word ("procent", "percent") |
 | ``wrong_sibling_cited_source`` | withheld | this fact's words with a sibling's value, citing the sibling's line (where that value is stated) |
 | ``wrong_sibling_cited_true`` | withheld | the same answer citing this fact's line |
-| ``wrong_subject`` | withheld | this fact's value and line with a sibling's words (its row key, column header or label) |
+| ``wrong_subject`` | withheld | this fact's value and line with a sibling's words (its row key, column header or label; led by its heading where only the heading tells it apart) |
 | ``wrong_digit`` | withheld | one digit of the value changed (the fact's line; so are the rows below) |
 | ``wrong_unit`` | withheld | the currency or unit changed ("kr" -> "öre", "EUR" -> "kr", "dagar" -> "veckor") |
 | ``wrong_period`` | withheld | the period changed ("/mån" -> "/år", "per månad" -> "per år") |
@@ -45,6 +45,7 @@ from grounding.evaluation import Case, Expect
 from grounding.facts import Fact
 from grounding.lookup import FactTable
 from grounding.notation import Kind, Reading, read_numbers
+from grounding.terms import terms
 
 MAX_FACTS = 400  # per KB: the first facts in file and line order
 MAX_SIBLINGS = 3  # wrong_sibling cases per fact
@@ -285,17 +286,22 @@ def _restated(statement: Statement) -> list[tuple[str, Variant]]:
 
 
 def wrong_answers(
-    statement: Statement, siblings: Iterable[Statement], *, name: bool = False
+    statement: Statement,
+    siblings: Iterable[tuple[Statement, Statement]],
+    *,
+    name: bool = False,
 ) -> list[tuple[str, str]]:
-    """(kind, answer) pairs the guard must withhold (the module table); ``name``: the number is
-    part of a name the KB uses ("Windows 10"), which carries no reference, so none is dropped."""
+    """(kind, answer) pairs the guard must withhold (the module table). ``siblings``: each
+    sibling's statement and a statement of it that names its subject (``naming_statement``);
+    ``name``: the number is part of a name the KB uses ("Windows 10"), which carries no
+    reference, so no case drops it."""
     reading, sentence = statement.reading, statement.sentence
     found: list[tuple[str, str]] = []
-    for sibling in siblings:
+    for sibling, naming in siblings:
         swapped = _replaced(statement, sibling.reading.text)
         found.append(("wrong_sibling_cited_source", _cited(statement, swapped, sibling.fact)))
         found.append(("wrong_sibling_cited_true", _cited(statement, swapped)))
-        named = _replaced(sibling, reading.text)
+        named = _replaced(naming, reading.text)
         found.append(("wrong_subject", _cited(statement, named, owner=sibling)))
     for kind, variant in _changed(statement):
         found.append((kind, _cited(statement, variant)))
@@ -452,19 +458,39 @@ def _siblings(
     same kind, unit and period with another value (a code swapped for another is another
     existing name, and facts no reader can tell apart are listed instead)."""
     fact = statement.fact
-    found: list[Statement] = []
-    for other, _names in table.siblings(fact):
+    found: list[tuple[Statement, Statement]] = []
+    for other, names in table.siblings(fact):
         said = by_fact.get(id(other))
         if (
             said is None
             or id(other) in alike
             or other.value == fact.value
             or (other.kind, other.unit, other.period) != (fact.kind, fact.unit, fact.period)
-            or said in found
+            or any(said is seen for seen, _ in found)
         ):
             continue
-        found.append(said)
+        found.append((said, naming_statement(said, names)))
     return found
+
+
+def naming_statement(statement: Statement, names: frozenset[str]) -> Statement:
+    """``statement`` with its subject named: as it is when its sentence has one of ``names``
+    (what tells it from its group), else led by its heading ("Plus: hastighet: 250 Mbit/s."),
+    where a section's facts are told apart by the heading alone."""
+    fact = statement.fact
+    if terms(statement.sentence, fact.language) & names:
+        return statement
+    parts = [p.strip() for p in fact.subject_text.split(" > ")]
+    heading = (parts[-2:-1] or parts[:1])[0]
+    if not heading:
+        return statement
+    sentence = statement.sentence
+    lead = f"{heading}: "
+    shift = len(lead)
+    reading = statement.reading._replace(
+        start=statement.reading.start + shift, end=statement.reading.end + shift
+    )
+    return replace(statement, sentence=lead + sentence[:1].lower() + sentence[1:], reading=reading)
 
 
 def _case(statement: Statement, answer: str, expect: Expect, kind: str) -> Case:

@@ -161,3 +161,16 @@ def test_every_wrong_answer_differs_from_every_restatement(first, second):
             assert case.answer not in right
             if case.kind != "no_reference":
                 assert strip_references(case.answer)[1], case.answer
+
+
+def test_a_sibling_told_apart_by_its_heading_alone_is_named_by_its_heading():
+    sections = (
+        "# Priser\n\n## Bas\n\n- Hastighet: 100 Mbit/s\n\n## Plus\n\n- Hastighet: 250 Mbit/s\n"
+    )
+    bas = [c for c in cases_of(sections) if c.question == "Bas"]
+    assert {c.answer for c in bas if c.kind == "wrong_subject"} == {
+        "Plus: hastighet: 100 Mbit/s [kb/x.md:5]."
+    }
+    assert {c.answer for c in bas if c.kind == "wrong_sibling_cited_source"} == {
+        "Hastighet: 250 Mbit/s [kb/x.md:9]."
+    }
