@@ -22,7 +22,7 @@ Every other number of the sentence cites the line the sentence is from. ``ground
 | ``wrong_unit`` | withheld | the currency or unit changed ("kr" -> "öre", "EUR" -> "kr", "dagar" -> "veckor") |
 | ``wrong_period`` | withheld | the period changed ("/mån" -> "/år", "per månad" -> "per år") |
 | ``wrong_bound`` | withheld | the bound before the value reversed ("under" <-> "över", "minst" <-> "högst", "at least" <-> "at most") |
-| ``wrong_condition`` | withheld | the condition reversed ("inkl." <-> "exkl.", "including" <-> "excluding") |
+| ``wrong_condition`` | withheld | the fact's condition reversed ("inkl." <-> "exkl.", "including" <-> "excluding"; where the fact states one, the word after its number first) |
 | ``wrong_words`` | withheld | the value + 1 written in words |
 | ``no_reference`` | withheld | the fact's sentence with no reference (not made when the number is part of a name the KB uses, "Windows 10": a name carries none) |
 
@@ -352,8 +352,9 @@ def _changed(statement: Statement) -> list[tuple[str, Variant]]:
         other = _same_case(BOUND_SWAPS[bound[1].lower()], bound[1])
         head = sentence[: bound.start(1)] + other + sentence[bound.end(1) : reading.start]
         found.append(("wrong_bound", (head + sentence[reading.start :], len(head), length)))
-    condition = _CONDITION.search(sentence)
-    if condition is not None:
+    # The fact's own condition ("incl:yes"): the first such word after the number, else before.
+    condition = _CONDITION.search(sentence, reading.end) or _CONDITION.search(sentence)
+    if condition is not None and _has_condition(fact):
         other = _same_case(CONDITION_SWAPS[condition[1].lower()], condition[1])
         variant = sentence[: condition.start(1)] + other + sentence[condition.end(1) :]
         shift = len(other) - len(condition[1]) if condition.start(1) < reading.start else 0
@@ -365,6 +366,11 @@ def _changed(statement: Statement) -> list[tuple[str, Variant]]:
         if words:
             found.append(("wrong_words", words))
     return found
+
+
+def _has_condition(fact: Fact) -> bool:
+    """Whether the fact states a condition ("inkl. moms": ``incl:`` among its terms)."""
+    return any(t.startswith("incl:") for t in fact.qualifiers | fact.context | fact.subject)
 
 
 def _same_case(word: str, like: str) -> str:

@@ -174,3 +174,15 @@ def test_a_sibling_told_apart_by_its_heading_alone_is_named_by_its_heading():
     assert {c.answer for c in bas if c.kind == "wrong_sibling_cited_source"} == {
         "Hastighet: 250 Mbit/s [kb/x.md:9]."
     }
+
+
+def test_the_condition_reversed_is_the_facts_own_and_only_where_it_states_one():
+    lines = (
+        "# Laddbox\n\n"
+        "- Price including standard installation: SEK 15,900 including VAT, before the deduction.\n"
+        "- Alla priser är inklusive 25 % moms.\n"
+    )
+    assert answers(lines, "wrong_condition") == {
+        "Price including standard installation: SEK 15,900 [kb/x.md:3] excluding VAT, "
+        "before the deduction."
+    }
