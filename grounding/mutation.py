@@ -403,7 +403,7 @@ class MutationSet:
 
 def mutation_cases(facts: Iterable[Fact], *, max_facts: int = MAX_FACTS) -> MutationSet:
     """Every fact's restatements and wrong answers as cases (the module table)."""
-    chosen = sorted(facts, key=lambda f: (f.file, f.line, f.cell or (0, 0)))
+    chosen = sorted(facts, key=_place)
     table = FactTable(chosen)
     statements = [
         replace(s, line_values=frozenset(f.value for f in table.on_line(s.fact.file, s.fact.line)))
@@ -440,6 +440,10 @@ def mutation_cases(facts: Iterable[Fact], *, max_facts: int = MAX_FACTS) -> Muta
     return MutationSet(cases, len(statements), indistinguishable)
 
 
+def _place(fact: Fact) -> tuple:
+    return (fact.file, fact.line, fact.cell or (0, 0), fact.value)
+
+
 def _is_name(statement: Statement, table: FactTable) -> bool:
     """Whether the fact's number is part of a name of the KB's ("Windows 10", "AES-256"), as the
     guard reads a number with no reference (``grounding.cited``, row 1)."""
@@ -465,7 +469,8 @@ def _siblings(
     existing name, and facts no reader can tell apart are listed instead)."""
     fact = statement.fact
     found: list[tuple[Statement, Statement]] = []
-    for other, names in table.siblings(fact):
+    ordered = sorted(table.siblings(fact), key=lambda pair: _place(pair[0]))
+    for other, names in ordered:
         said = by_fact.get(id(other))
         if (
             said is None
