@@ -28,7 +28,7 @@ Every other number of the sentence cites the line the sentence is from. ``ground
 
 A sibling is a member of the fact's group (``FactTable.siblings``: the other rows of its
 column, the other columns of its row, the other labelled lines under its heading) of the
-same kind, unit and period with another value; at most ``MAX_SIBLINGS`` per fact.
+same language, kind, unit and period with another value; at most ``MAX_SIBLINGS`` per fact.
 Two facts with the same kind, unit and period whose distinguishing terms (qualifiers) are the
 same cannot be told apart by anyone reading the KB: they are listed (``indistinguishable``)
 for the editor, and a swap between them is not made.
@@ -463,10 +463,12 @@ def _is_name(statement: Statement, table: FactTable) -> bool:
 
 def _siblings(
     statement: Statement, table: FactTable, by_fact: dict[int, Statement], alike: set[int]
-) -> list[Statement]:
-    """The fact's group (``FactTable.siblings``) said as answers: the parallel facts of the
-    same kind, unit and period with another value (a code swapped for another is another
-    existing name, and facts no reader can tell apart are listed instead)."""
+) -> list[tuple[Statement, Statement]]:
+    """The fact's group (``FactTable.siblings``) said as answers, each with a statement that
+    names its subject (``naming_statement``): the parallel facts of the same language, kind,
+    unit and period with another value. A generator answers in one language, so a twin's
+    siblings in the KB's other language are left out; facts no reader can tell apart are
+    listed instead."""
     fact = statement.fact
     found: list[tuple[Statement, Statement]] = []
     ordered = sorted(table.siblings(fact), key=lambda pair: _place(pair[0]))
@@ -476,6 +478,7 @@ def _siblings(
             said is None
             or id(other) in alike
             or other.value == fact.value
+            or other.language != fact.language
             or (other.kind, other.unit, other.period) != (fact.kind, fact.unit, fact.period)
             or any(said is seen for seen, _ in found)
         ):
