@@ -3,23 +3,32 @@ must let through.
 
 Pure: no ORM, no I/O. ``mutation_cases(facts)`` turns every fact into an answer sentence
 (its own line, or for a table cell "<row> <column>: <cell>") asked about its subject, and
-from that sentence makes the cases below; ``grounding_eval --mutate`` runs them through the
-chat's checker (``grounding.evaluation``).
+from that sentence makes the cases below, in the cited form a generator writes
+(``grounding.references``): `` [PATH:LINE]`` right after the number, its unit and period.
+Every other number of the sentence cites the line the sentence is from. ``grounding_eval
+--mutate`` runs them through the chat's checker (``grounding.evaluation``).
 
-| kind | expect | the answer |
+| kind | expect | the answer (the reference it carries) |
 |---|---|---|
-| ``restate_exact`` | grounded | the fact's sentence as the KB writes it |
+| ``restate_exact`` | grounded | the fact's sentence as the KB writes it (the fact's line) |
 | ``restate_words`` | grounded | the value written in words (num2words, the line's language; whole amounts, counts and durations up to 1,000,000) |
 | ``restate_decimal`` | grounded | a decimal comma written as a point ("12,5" -> "12.5"; not the other way: in English "2,500" is 2500) |
 | ``restate_grouping`` | grounded | digit grouping removed ("1 545" -> "1545") |
 | ``restate_percent`` | grounded | "%" as a word ("procent", "percent") |
-| ``wrong_sibling`` | withheld | the value of a sibling: a fact of the same kind, unit and period in the same table row or column, or under the same heading, with another value and other distinguishing terms |
-| ``wrong_digit`` | withheld | one digit of the value changed |
+| ``wrong_sibling_cited_source`` | withheld | this fact's words with a sibling's value, citing the sibling's line (where that value is stated) |
+| ``wrong_sibling_cited_true`` | withheld | the same answer citing this fact's line |
+| ``wrong_subject`` | withheld | this fact's value and line with a sibling's words (its row key, column header or label; led by its heading where only the heading tells it apart) |
+| ``wrong_digit`` | withheld | one digit of the value changed (the fact's line; so are the rows below) |
 | ``wrong_unit`` | withheld | the currency or unit changed ("kr" -> "öre", "EUR" -> "kr", "dagar" -> "veckor") |
 | ``wrong_period`` | withheld | the period changed ("/mån" -> "/år", "per månad" -> "per år") |
 | ``wrong_bound`` | withheld | the bound before the value reversed ("under" <-> "över", "minst" <-> "högst", "at least" <-> "at most") |
+| ``wrong_condition`` | withheld | the fact's condition reversed ("inkl." <-> "exkl.", "including" <-> "excluding"; where the fact states one, the word after its number first) |
 | ``wrong_words`` | withheld | the value + 1 written in words |
+| ``no_reference`` | withheld | the fact's sentence with no reference (not made when the number is part of a name the KB uses, "Windows 10": a name carries none) |
 
+A sibling is a member of the fact's group (``FactTable.siblings``: the other rows of its
+column, the other columns of its row, the other labelled lines under its heading) of the
+same language, kind, unit and period with another value; at most ``MAX_SIBLINGS`` per fact.
 Two facts with the same kind, unit and period whose distinguishing terms (qualifiers) are the
 same cannot be told apart by anyone reading the KB: they are listed (``indistinguishable``)
 for the editor, and a swap between them is not made.
@@ -28,13 +37,15 @@ for the editor, and a swap between them is not made.
 import re
 from collections import defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from num2words import num2words
 
 from grounding.evaluation import Case, Expect
 from grounding.facts import Fact
+from grounding.lookup import FactTable
 from grounding.notation import Kind, Reading, read_numbers
+from grounding.terms import terms
 
 MAX_FACTS = 400  # per KB: the first facts in file and line order
 MAX_SIBLINGS = 3  # wrong_sibling cases per fact
@@ -85,6 +96,21 @@ _BOUND = re.compile(
     re.IGNORECASE,
 )
 
+CONDITION_SWAPS = {
+    "inkl.": "exkl.", "exkl.": "inkl.", "inklusive": "exklusive", "exklusive": "inklusive",
+    "incl.": "excl.", "excl.": "incl.", "including": "excluding", "excluding": "including",
+}  # fmt: skip
+_CONDITION = re.compile(
+    r"(?<![^\W\d_])("
+    + "|".join(sorted(map(re.escape, CONDITION_SWAPS), key=len, reverse=True))
+    + r")(?![^\W\d_])",
+    re.IGNORECASE,
+)
+# The period words right after a number's unit: the reference comes after them.
+_PERIOD_AFTER = re.compile(
+    r"\s?/\s?[^\W\d_]+|\s+(?:per|i|om|a|an|each|every)\s+[^\W\d_]+", re.IGNORECASE
+)
+
 
 @dataclass(frozen=True, slots=True)
 class Statement:
@@ -94,6 +120,8 @@ class Statement:
     sentence: str
     reading: Reading
     question: str
+    # The values the facts of its line state: its sentence's other numbers cite that line too.
+    line_values: frozenset[str] = frozenset()
 
 
 def statement_of(fact: Fact) -> Statement | None:
@@ -142,9 +170,10 @@ def _reading_of(fact: Fact, sentence: str, start: int = 0) -> Reading | None:
     return None
 
 
-def _replaced(statement: Statement, text: str) -> str:
+def _replaced(statement: Statement, text: str) -> tuple[str, int, int]:
+    """The sentence with its value written as ``text``, and where ``text`` stands in it."""
     r = statement.reading
-    return statement.sentence[: r.start] + text + statement.sentence[r.end :]
+    return statement.sentence[: r.start] + text + statement.sentence[r.end :], r.start, len(text)
 
 
 def _number_part(reading: Reading) -> tuple[int, int] | None:
@@ -154,7 +183,7 @@ def _number_part(reading: Reading) -> tuple[int, int] | None:
     return (digits[0], digits[-1] + 1) if digits else None
 
 
-def _words_for(statement: Statement, value: int) -> str | None:
+def _words_for(statement: Statement, value: int) -> tuple[str, int, int] | None:
     reading = statement.reading
     span = _number_part(reading)
     if span is None or not 0 <= value <= MAX_WORDS:
@@ -167,10 +196,68 @@ def _whole(value: str) -> int | None:
     return int(value) if value.isdigit() else None
 
 
+# A variant of a statement: its sentence, where its number starts and how long it is written.
+Variant = tuple[str, int, int]
+
+
+def cite(
+    sentence: str,
+    start: int,
+    length: int,
+    reference: str,
+    language: str,
+    others: tuple[str, frozenset[str]] = ("", frozenset()),
+) -> str:
+    """``sentence`` with `` [reference]`` after the number at ``start`` (its unit and period
+    included, before the punctuation that ends the clause), as a generator that cites writes it.
+
+    ``others`` is (a locator, the values its line states): every other number of the sentence
+    with one of those values cites that locator too (a line's other numbers are its facts).
+    """
+    readings = read_numbers(sentence, language)
+    end = start + length
+    for reading in readings:
+        if reading.start <= start < reading.end:
+            end = max(end, reading.end)
+            break
+    marks = [(_mark_end(sentence, start, end), reference)]
+    locator, values = others
+    for reading in readings:
+        outside = reading.end <= start or reading.start >= end
+        if outside and locator and reading.value in values:
+            marks.append((_mark_end(sentence, reading.start, reading.end), locator))
+    for position, target in sorted(marks, reverse=True):
+        sentence = f"{sentence[:position]} [{target}]{sentence[position:]}"
+    return sentence
+
+
+def _mark_end(sentence: str, start: int, end: int) -> int:
+    while end > start and sentence[end - 1] in ".,;:!?":
+        end -= 1  # "3 pm." read with the sentence's final mark
+    period = _PERIOD_AFTER.match(sentence, end)
+    return period.end() if period is not None else end
+
+
+def _cited(
+    statement: Statement, variant: Variant, fact: Fact | None = None, owner: Statement | None = None
+) -> str:
+    """The variant with its number citing ``fact`` (the statement's own by default); the other
+    numbers of its sentence cite the line the sentence is from (``owner``'s)."""
+    fact = fact or statement.fact
+    owner = owner or statement
+    sentence, start, length = variant
+    others = (owner.fact.locator, owner.line_values)
+    return cite(sentence, start, length, fact.locator, statement.fact.language, others)
+
+
 def restatements(statement: Statement) -> list[tuple[str, str]]:
-    """(kind, answer) pairs the guard must let through."""
+    """(kind, answer) pairs the guard must let through: each cites the fact's own line."""
+    return [(kind, _cited(statement, variant)) for kind, variant in _restated(statement)]
+
+
+def _restated(statement: Statement) -> list[tuple[str, Variant]]:
     fact, reading = statement.fact, statement.reading
-    found = [("restate_exact", statement.sentence)]
+    found = [("restate_exact", (statement.sentence, reading.start, len(reading.text)))]
     whole = _whole(fact.value)
     if (
         fact.kind in _IN_WORDS
@@ -198,10 +285,36 @@ def restatements(statement: Statement) -> list[tuple[str, str]]:
     return found
 
 
-def wrong_answers(statement: Statement, siblings: Iterable[Statement]) -> list[tuple[str, str]]:
-    """(kind, answer) pairs the guard must withhold."""
-    fact, reading = statement.fact, statement.reading
-    found = [("wrong_sibling", _replaced(statement, s.reading.text)) for s in siblings]
+def wrong_answers(
+    statement: Statement,
+    siblings: Iterable[tuple[Statement, Statement]],
+    *,
+    name: bool = False,
+) -> list[tuple[str, str]]:
+    """(kind, answer) pairs the guard must withhold (the module table). ``siblings``: each
+    sibling's statement and a statement of it that names its subject (``naming_statement``);
+    ``name``: the number is part of a name the KB uses ("Windows 10"), which carries no
+    reference, so no case drops it."""
+    reading, sentence = statement.reading, statement.sentence
+    found: list[tuple[str, str]] = []
+    for sibling, naming in siblings:
+        swapped = _replaced(statement, sibling.reading.text)
+        found.append(("wrong_sibling_cited_source", _cited(statement, swapped, sibling.fact)))
+        found.append(("wrong_sibling_cited_true", _cited(statement, swapped)))
+        named = _replaced(naming, reading.text)
+        found.append(("wrong_subject", _cited(statement, named, owner=sibling)))
+    for kind, variant in _changed(statement):
+        found.append((kind, _cited(statement, variant)))
+    if not name:
+        found.append(("no_reference", sentence))
+    return found
+
+
+def _changed(statement: Statement) -> list[tuple[str, Variant]]:
+    """The fact's sentence with its value, unit, period, bound or condition changed."""
+    fact, reading, sentence = statement.fact, statement.reading, statement.sentence
+    length = len(reading.text)
+    found: list[tuple[str, Variant]] = []
     span = _number_part(reading)
     if span is not None and fact.kind is not Kind.CODE:
         last = span[1] - 1
@@ -218,52 +331,50 @@ def wrong_answers(statement: Statement, siblings: Iterable[Statement]) -> list[t
             found.append(("wrong_digit", _replaced(statement, changed)))
     if fact.kind in (Kind.AMOUNT, Kind.DURATION, Kind.QUANTITY):
         for pattern, other in UNIT_SWAPS:
-            tail = statement.sentence[reading.start :]
-            if re.search(pattern, tail[: len(reading.text) + 12], re.IGNORECASE):
-                end = reading.start + len(reading.text) + 12
-                swapped = (
-                    statement.sentence[: reading.start]
-                    + re.sub(
-                        pattern,
-                        other,
-                        statement.sentence[reading.start : end],
-                        count=1,
-                        flags=re.IGNORECASE,
-                    )
-                    + statement.sentence[end:]
+            window = sentence[reading.start : reading.start + length + 12]
+            if re.search(pattern, window, re.IGNORECASE):
+                swapped = re.sub(pattern, other, window, count=1, flags=re.IGNORECASE)
+                variant = (
+                    sentence[: reading.start] + swapped + sentence[reading.start + len(window) :]
                 )
-                found.append(("wrong_unit", swapped))
+                grown = max(length + len(swapped) - len(window), 1)
+                found.append(("wrong_unit", (variant, reading.start, grown)))
                 break
     if fact.period is not None:
         for pattern, other in PERIOD_SWAPS:
-            if re.search(pattern, statement.sentence[reading.start :], re.IGNORECASE):
-                head, tail = (
-                    statement.sentence[: reading.start],
-                    statement.sentence[reading.start :],
-                )
-                found.append(
-                    (
-                        "wrong_period",
-                        head + re.sub(pattern, other, tail, count=1, flags=re.IGNORECASE),
-                    )
-                )
+            head, tail = sentence[: reading.start], sentence[reading.start :]
+            if re.search(pattern, tail, re.IGNORECASE):
+                variant = head + re.sub(pattern, other, tail, count=1, flags=re.IGNORECASE)
+                found.append(("wrong_period", (variant, reading.start, length)))
                 break
-    bound = _BOUND.search(statement.sentence[: reading.start])
+    bound = _BOUND.search(sentence[: reading.start])
     if bound is not None:
-        other = BOUND_SWAPS[bound[1].lower()]
-        head = (
-            statement.sentence[: bound.start(1)]
-            + other
-            + statement.sentence[bound.end(1) : reading.start]
-        )
-        found.append(("wrong_bound", head + statement.sentence[reading.start :]))
+        other = _same_case(BOUND_SWAPS[bound[1].lower()], bound[1])
+        head = sentence[: bound.start(1)] + other + sentence[bound.end(1) : reading.start]
+        found.append(("wrong_bound", (head + sentence[reading.start :], len(head), length)))
+    # The fact's own condition ("incl:yes"): the first such word after the number, else before.
+    condition = _CONDITION.search(sentence, reading.end) or _CONDITION.search(sentence)
+    if condition is not None and _has_condition(fact):
+        other = _same_case(CONDITION_SWAPS[condition[1].lower()], condition[1])
+        variant = sentence[: condition.start(1)] + other + sentence[condition.end(1) :]
+        shift = len(other) - len(condition[1]) if condition.start(1) < reading.start else 0
+        found.append(("wrong_condition", (variant, reading.start + shift, length)))
     whole = _whole(fact.value)
-    ordinal = _ORDINAL.search(statement.sentence[reading.start : reading.end + 3])
+    ordinal = _ORDINAL.search(sentence[reading.start : reading.end + 3])
     if fact.kind in _IN_WORDS and whole is not None and not ordinal:
         words = _words_for(statement, whole + 1)
         if words:
             found.append(("wrong_words", words))
     return found
+
+
+def _has_condition(fact: Fact) -> bool:
+    """Whether the fact states a condition ("inkl. moms": ``incl:`` among its terms)."""
+    return any(t.startswith("incl:") for t in fact.qualifiers | fact.context | fact.subject)
+
+
+def _same_case(word: str, like: str) -> str:
+    return word[:1].upper() + word[1:] if like[:1].isupper() else word
 
 
 def _group_keys(fact: Fact) -> list[tuple]:
@@ -292,8 +403,14 @@ class MutationSet:
 
 def mutation_cases(facts: Iterable[Fact], *, max_facts: int = MAX_FACTS) -> MutationSet:
     """Every fact's restatements and wrong answers as cases (the module table)."""
-    chosen = sorted(facts, key=lambda f: (f.file, f.line, f.cell or (0, 0)))
-    statements = [s for s in map(statement_of, chosen) if s is not None][:max_facts]
+    chosen = sorted(facts, key=_place)
+    table = FactTable(chosen)
+    statements = [
+        replace(s, line_values=frozenset(f.value for f in table.on_line(s.fact.file, s.fact.line)))
+        for s in map(statement_of, chosen)
+        if s is not None
+    ][:max_facts]
+    by_fact = {id(s.fact): s for s in statements}
     groups: dict[tuple, list[Statement]] = defaultdict(list)
     for statement in statements:
         for key in _group_keys(statement.fact):
@@ -303,25 +420,91 @@ def mutation_cases(facts: Iterable[Fact], *, max_facts: int = MAX_FACTS) -> Muta
     seen_pairs: set[tuple[int, int]] = set()
     for statement in statements:
         fact = statement.fact
-        siblings: list[Statement] = []
+        alike: set[int] = set()
         for key in _group_keys(fact):
             for other in groups[key]:
-                if other is statement or other.fact.value == fact.value or other in siblings:
+                if other is statement or other.fact.value == fact.value:
                     continue
-                if fact.kind is Kind.CODE:
-                    continue  # a code swapped for another is another existing name
-                if other.fact.qualifiers == fact.qualifiers:
+                if fact.kind is not Kind.CODE and other.fact.qualifiers == fact.qualifiers:
+                    alike.add(id(other.fact))
                     pair = tuple(sorted((id(fact), id(other.fact))))
                     if pair not in seen_pairs:
                         seen_pairs.add(pair)
                         indistinguishable.append((fact, other.fact))
-                    continue
-                siblings.append(other)
+        siblings = [] if fact.kind is Kind.CODE else _siblings(statement, table, by_fact, alike)
         for kind, answer in restatements(statement):
             cases.append(_case(statement, answer, Expect.GROUNDED, kind))
-        for kind, answer in wrong_answers(statement, siblings[:MAX_SIBLINGS]):
+        name = _is_name(statement, table)
+        for kind, answer in wrong_answers(statement, siblings[:MAX_SIBLINGS], name=name):
             cases.append(_case(statement, answer, Expect.WITHHELD, kind))
     return MutationSet(cases, len(statements), indistinguishable)
+
+
+def _place(fact: Fact) -> tuple:
+    return (fact.file, fact.line, fact.cell or (0, 0), fact.value)
+
+
+def _is_name(statement: Statement, table: FactTable) -> bool:
+    """Whether the fact's number is part of a name of the KB's ("Windows 10", "AES-256"), as the
+    guard reads a number with no reference (``grounding.cited``, row 1)."""
+    fact, reading, sentence = statement.fact, statement.reading, statement.sentence
+    if fact.kind is Kind.CODE:
+        return True
+    digits = re.match(r"\d{1,4}(?![\d.,:])", reading.text.strip())
+    if digits is None:
+        return False
+    before = re.search(r"([^\W\d_][\w]*)[ \u00a0-]$", sentence[: reading.start])
+    window = frozenset(
+        w.lower()
+        for w in re.findall(r"[^\W\d_]+", sentence[max(0, reading.start - 40) : reading.end + 40])
+    )
+    return table.is_name(before[1] if before else "", str(int(digits[0])), window)
+
+
+def _siblings(
+    statement: Statement, table: FactTable, by_fact: dict[int, Statement], alike: set[int]
+) -> list[tuple[Statement, Statement]]:
+    """The fact's group (``FactTable.siblings``) said as answers, each with a statement that
+    names its subject (``naming_statement``): the parallel facts of the same language, kind,
+    unit and period with another value. A generator answers in one language, so a twin's
+    siblings in the KB's other language are left out; facts no reader can tell apart are
+    listed instead."""
+    fact = statement.fact
+    found: list[tuple[Statement, Statement]] = []
+    ordered = sorted(table.siblings(fact), key=lambda pair: _place(pair[0]))
+    for other, names in ordered:
+        said = by_fact.get(id(other))
+        if (
+            said is None
+            or id(other) in alike
+            or other.value == fact.value
+            or other.language != fact.language
+            or (other.kind, other.unit, other.period) != (fact.kind, fact.unit, fact.period)
+            or any(said is seen for seen, _ in found)
+        ):
+            continue
+        found.append((said, naming_statement(said, names)))
+    return found
+
+
+def naming_statement(statement: Statement, names: frozenset[str]) -> Statement:
+    """``statement`` with its subject named: as it is when its sentence has one of ``names``
+    (what tells it from its group), else led by its heading ("Plus: hastighet: 250 Mbit/s."),
+    where a section's facts are told apart by the heading alone."""
+    fact = statement.fact
+    if terms(statement.sentence, fact.language) & names:
+        return statement
+    parts = [p.strip() for p in fact.subject_text.split(" > ")]
+    heading = (parts[-2:-1] or parts[:1])[0]
+    if not heading:
+        return statement
+    sentence = statement.sentence
+    lead = f"{heading}: "
+    shift = len(lead)
+    reading = statement.reading._replace(
+        start=statement.reading.start + shift, end=statement.reading.end + shift
+    )
+    return replace(statement, sentence=lead + sentence[:1].lower() + sentence[1:], reading=reading)
 
 
 def _case(statement: Statement, answer: str, expect: Expect, kind: str) -> Case:

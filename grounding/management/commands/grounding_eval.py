@@ -1,8 +1,9 @@
 """``manage.py grounding_eval CASES.jsonl``: score the chat's checker on a case file.
 
 ``manage.py grounding_eval --mutate``: no case file; the cases are made from the
-current index's own facts (:mod:`grounding.mutation`): wrong answers that must be
-withheld, restatements that must pass, and the facts no reader could tell apart.
+current index's own facts (:mod:`grounding.mutation`), in cited form (``[PATH:LINE]``
+after every number): wrong answers that must be withheld, restatements that must pass
+(at least ``--min-restated``, 97 %), and the facts no reader could tell apart.
 
 Each case goes through ``answer_check``, the retrieval and verification that
 ``verify_answer`` and the chat run, on the current index. ``--kb-dir DIR``
@@ -56,14 +57,16 @@ class Command(BaseCommand):
             "--mutate",
             action="store_true",
             help=(
-                "make the cases from the KB's own facts: wrong answers (a sibling's value, a "
-                "digit, the unit, period or bound changed, a wrong value in words) and "
-                "restatements; fail when a wrong one passes, fewer than --min-restated "
-                "restatements pass, or more than --max-indistinguishable of the facts cannot "
-                "be told apart"
+                "make the cases from the KB's own facts, cited as a generator writes them "
+                "([PATH:LINE] after each number): restatements citing the fact's line, and "
+                "wrong answers (a sibling's value citing its line or this fact's, this fact's "
+                "value with a sibling's words, a digit, the unit, period, bound or condition "
+                "changed, a wrong value in words, no reference); fail when a wrong one passes, "
+                "fewer than --min-restated restatements pass, or more than "
+                "--max-indistinguishable of the facts cannot be told apart"
             ),
         )
-        parser.add_argument("--min-restated", type=_rate, default=0.95, metavar="RATE")
+        parser.add_argument("--min-restated", type=_rate, default=0.97, metavar="RATE")
         parser.add_argument("--max-indistinguishable", type=_rate, default=0.05, metavar="RATE")
         parser.add_argument(
             "--kb-dir",
