@@ -81,6 +81,7 @@ class KBIndexStateAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
 
 
 NO_SUBJECT = "no subject"
+NEEDS_KEY = "needs a key (no row, label, heading or column says what it is about)"
 SHARED_LINE = "another value on its line with the same kind, unit, period and subject"
 
 
@@ -111,13 +112,16 @@ class AmbiguityFilter(admin.SimpleListFilter):
         return [
             ("any", "any ambiguity"),
             ("no_subject", NO_SUBJECT),
+            ("needs_key", NEEDS_KEY),
             ("shared_line", SHARED_LINE),
         ]
 
     def queryset(self, request, queryset):
+        needs_key = Q(entity=[], attribute=[])
         conditions = {
-            "any": Q(subject_text="") | Q(_shares_line=True),
+            "any": Q(subject_text="") | needs_key | Q(_shares_line=True),
             "no_subject": Q(subject_text=""),
+            "needs_key": needs_key,
             "shared_line": Q(_shares_line=True),
         }
         condition = conditions.get(self.value())
@@ -136,11 +140,12 @@ class KBFactAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
         "subject_text",
         "location",
         "cell",
+        "fact_id",
         "ambiguity",
     )
     list_filter = ("document", "kind", AmbiguityFilter, "language")
     list_select_related = ("document",)
-    search_fields = ("value", "subject_text", "text")
+    search_fields = ("value", "subject_text", "text", "fact_id", "document__path")
     readonly_fields = (
         "document",
         "ordinal",
@@ -157,6 +162,10 @@ class KBFactAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
         "cell_column",
         "text",
         "language",
+        "fact_id",
+        "entity",
+        "attribute",
+        "group",
     )
 
     def get_queryset(self, request):
@@ -173,6 +182,8 @@ class KBFactAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
     @admin.display(description="ambiguity")
     def ambiguity(self, obj):
         reasons = [NO_SUBJECT] if not obj.subject_text else []
+        if obj.needs_key:
+            reasons.append(NEEDS_KEY)
         if obj._shares_line:
             reasons.append(SHARED_LINE)
         return "; ".join(reasons)

@@ -1,7 +1,7 @@
 import pytest
 from django.urls import reverse
 
-from grounding.admin import NO_SUBJECT, SHARED_LINE
+from grounding.admin import NEEDS_KEY, NO_SUBJECT, SHARED_LINE
 from grounding.models import KBChunk, KBDocument, KBFact
 from grounding.services import kb_reindex
 
@@ -53,7 +53,7 @@ def test_bulk_delete_action_is_not_offered(admin_client, indexed):
 # --- facts --------------------------------------------------------------------
 
 
-def _fact(document, ordinal, value, *, line, subject="", kind="amount", unit="SEK"):
+def _fact(document, ordinal, value, *, line, subject="", kind="amount", unit="SEK", key=None):
     return KBFact.objects.create(
         document=document,
         ordinal=ordinal,
@@ -63,6 +63,7 @@ def _fact(document, ordinal, value, *, line, subject="", kind="amount", unit="SE
         subject_text=subject,
         line=line,
         text=f"line {line}",
+        entity=[subject.lower()] if key is None and subject else (key or []),
     )
 
 
@@ -113,3 +114,23 @@ def test_ambiguity_flags_facts_without_subject_or_with_an_indistinguishable_twin
     assert values("?ambiguous=any") == {"45", "60", "99"}
     page = admin_client.get(reverse("admin:grounding_kbfact_changelist")).content.decode()
     assert SHARED_LINE in page and NO_SUBJECT in page
+
+
+def test_a_fact_with_no_key_is_flagged_and_facts_are_found_by_their_id(admin_client, indexed):
+    """A number nothing in the KB says the subject of needs a key from an editor; the id a
+    generator cites finds its fact."""
+    KBFact.objects.all().delete()
+    keyed = _fact(indexed, 0, "399", line=3, subject="Premium")
+    _fact(indexed, 1, "99", line=4, subject="Priser", key=[])
+    keyed.fact_id = "F:3f513e88"
+    keyed.save()
+    changelist = reverse("admin:grounding_kbfact_changelist")
+
+    def values(query: str) -> set[str]:
+        page = admin_client.get(changelist + query)
+        return {fact.value for fact in page.context["cl"].result_list}
+
+    assert values("?ambiguous=needs_key") == {"99"}
+    assert "99" in values("?ambiguous=any")
+    assert values("?q=F:3f513e88") == {"399"}
+    assert NEEDS_KEY in admin_client.get(changelist).content.decode()
