@@ -6,6 +6,7 @@ page's script, so one catalog (``locale/<lang>/LC_MESSAGES/django.po``) holds
 everything a customer reads.
 """
 
+from babel.dates import format_date, format_time
 from django.utils.translation import gettext, gettext_noop, override
 
 NO_SUPPORT = gettext_noop("I couldn't find any references to this in the knowledge base.")
@@ -165,8 +166,6 @@ PAGE = {
 def format_moment(moment, *, language: str, now) -> str:
     """When staff are back, as a customer reads it: "today at 08:00", "Monday at 08:00"
     (``babel``, in ``language``)."""
-    from babel.dates import format_date, format_time
-
     hour = format_time(moment, "HH:mm", locale=language)
     if moment.date() == now.date():
         return localized(MOMENT_TODAY, language).format(time=hour)

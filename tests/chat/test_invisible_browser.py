@@ -91,7 +91,9 @@ def test_a_price_wrapped_in_an_invisible_character_is_read_as_the_price_the_guar
 ):
     """Chromium shows "399" in its visual order, and neither the page nor a stream frame
     carries the character."""
-    llm.enqueue(Reply(deltas=("Premium kostar ", f"{opening}399{closing}", " kr/månad.")))
+    llm.enqueue(
+        Reply(deltas=("Premium kostar ", f"{opening}399{closing}", " kr/månad [kb/pricing.md:18]."))
+    )
     context = browser.new_context(locale="sv-SE")
     frames: list[str] = []
     try:

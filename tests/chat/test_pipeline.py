@@ -345,7 +345,9 @@ async def test_a_beginning_that_was_not_written_leaves_the_conversation_unknown(
 async def test_a_bidi_or_invisible_character_in_the_model_output_never_reaches_the_customer(char):
     """An override around a verified number (U+202E 399 U+202C reads "993" in a browser) is
     removed before the guard reads the text: the frames, the answer and the draft have none."""
-    backend = ScriptedBackend(["Premium kostar ", f"{char}399\u202c", f" kr/må{char}nad."])
+    backend = ScriptedBackend(
+        ["Premium kostar ", f"{char}399\u202c", f" kr/må{char}nad [kb/pricing.md:18]."]
+    )
     turn = Turn(
         context=ConversationContext(),
         text="Vad kostar premium?",
@@ -357,7 +359,8 @@ async def test_a_bidi_or_invisible_character_in_the_model_output_never_reaches_t
     assert frames == "Premium kostar 399 kr/månad."
     assert events[-1].grounded and events[-1].text == "Premium kostar 399 kr/månad."
     row = await assistant_row(f"bidi-{ord(char):x}")
-    assert row.draft == row.text == "Premium kostar 399 kr/månad."
+    assert row.text == "Premium kostar 399 kr/månad."
+    assert row.draft == "Premium kostar 399 kr/månad [kb/pricing.md:18]."
 
 
 async def test_a_turn_closed_while_its_check_waits_for_the_pool_never_runs_it(monkeypatch):

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from tests.live import ROOT
 
-APPS = ("config", "chat", "actions", "grounding")
+APPS = ("config", "staff", "chat", "actions", "grounding")
 LINT_IMPORTS = str(Path(sys.executable).with_name("lint-imports"))
 # Imports inside a function: only where the order of imports matters, said in a comment there.
 ORDERED_IMPORTS = {"config/serve.py"}
@@ -30,7 +30,7 @@ def lint_imports(cwd: Path) -> subprocess.CompletedProcess:
 
 
 def test_the_contracts_state_the_layering():
-    """config > chat > actions > grounding; daphne, Twisted, Autobahn only in the server package."""
+    """config > staff > chat > actions > grounding; daphne, Twisted, Autobahn only in the server package."""
     by_type = {c["type"]: c for c in contracts()}
     assert by_type["layers"]["layers"] == list(APPS)
     forbidden = by_type["forbidden"]
