@@ -51,11 +51,14 @@ def answer_check(
     threshold: float | None = None,
     withheld_text: str = "Jag kan inte verifiera det.",
     no_support_text: str = "Jag hittar inget stöd i kunskapsbasen.",
+    uncited: bool = False,
 ) -> AnswerCheck:
-    """Retrieve for ``question`` and verify ``answer`` against what was retrieved."""
+    """Retrieve for ``question`` and verify ``answer`` against what was retrieved
+    (``uncited``: a person's message, whose numbers cite nothing: ``CitedChecker``)."""
     result = retrieve(index, question, top_k=top_k, threshold=threshold)
-    # Nothing retrieved: the answer's numbers still meet the KB's facts found by value.
-    verdict = verify_cited(answer, result.context, facts=index.facts, question=question)
+    verdict = verify_cited(
+        answer, result.context, facts=index.facts, question=question, uncited=uncited
+    )
     if verdict.reason == NO_SUPPORT:
         return AnswerCheck(False, no_support_text, NO_SUPPORT, [], [], [], result.category)
     return AnswerCheck(

@@ -97,8 +97,12 @@ class CitedChecker:
         facts: FactLookup | None = None,
         question: str = "",
         cards: Sequence[Fact] = (),
+        uncited: bool = False,
     ):
         self.snippets = tuple(snippets)
+        # A person's message (an agent's reply) cites nothing: each number is checked as if it
+        # cited each fact of the KB stating its value, and passes when one passes rows 3-5.
+        self.uncited = uncited
         self.facts = facts if facts is not None else FactTable.from_snippets(self.snippets)
         self.question = question
         self.language = text_language(question) if question.strip() else None
@@ -153,6 +157,8 @@ class CitedChecker:
     ) -> NumberCheck:
         if self._is_name(claim, sentence, reference, claims):
             return NumberCheck(claim, None, None)
+        if reference is None and self.uncited:
+            return self._check_facts(claim, sentence, self.facts.by_value(claim.key), claims)
         if reference is None:
             return self._fail(claim, NO_REFERENCE)
         if reference.is_question:
@@ -164,16 +170,28 @@ class CitedChecker:
             return self._fail(claim, NOT_STATED, reference)
         if not any((fact.file, fact.line) in self._retrieved for fact in cited):
             return self._fail(claim, NOT_RETRIEVED, reference, cited)
+        return self._check_facts(claim, sentence, cited, claims, reference)
+
+    def _check_facts(
+        self,
+        claim: Claim,
+        sentence: str,
+        cited: Sequence[Fact],
+        claims: Sequence[Claim],
+        reference: Reference | None = None,
+    ) -> NumberCheck:
+        """Rows 3-5 against the cited facts: the first that passes them supports the claim."""
         stating, reasons = self._stating(claim, sentence, cited)
         if not stating:
             reason = reasons[0] if reasons else NOT_STATED
             return self._fail(claim, reason, reference, cited)
         reason = KEY_NOT_NAMED
         stated = frozenset(other.value for other in claims if other is not claim)
+        target = reference.target if reference else ""
         for fact in stating:
             reason = self._bound_to(claim, fact, stated)
             if reason is None:
-                return NumberCheck(claim, self._citation(fact), None, fact, reference.target)
+                return NumberCheck(claim, self._citation(fact), None, fact, target)
         return self._fail(claim, reason, reference, cited)
 
     def _cited(self, reference: Reference) -> list[Fact]:
@@ -396,6 +414,9 @@ def verify_cited(
     facts: FactLookup | None = None,
     question: str = "",
     cards: Sequence[Fact] = (),
+    uncited: bool = False,
 ) -> Verdict:
-    """Whether every number of ``answer`` is stated by the fact it cites, about its subject."""
-    return CitedChecker(snippets, facts=facts, question=question, cards=cards).verdict(answer)
+    """Whether every number of ``answer`` is stated by the fact it cites, about its subject
+    (``uncited``: by a fact of the KB stating its value, for a person's message)."""
+    checker = CitedChecker(snippets, facts=facts, question=question, cards=cards, uncited=uncited)
+    return checker.verdict(answer)

@@ -300,7 +300,7 @@ def staff_message_flags(*, text: str) -> list[dict]:
     """The numbers of an agent's message that the KB does not state about their subject
     (``grounding.answer_check`` on the message, as the agent's own answers are checked);
     [] when there are none. Read-only."""
-    check = answer_check(index=current_index(), question=text, answer=text)
+    check = answer_check(index=current_index(), question=text, answer=text, uncited=True)
     if check.grounded:
         return []
     return list(check.unsupported)

@@ -143,7 +143,7 @@ def test_retrieval_preview_shows_chunks_and_verdict(admin_client):
         url,
         {
             "question": "Vad kostar premium?",
-            "answer": "Premium kostar 777 kr/månad.",
+            "answer": "Premium kostar 777 kr/månad [kb/pricing.md:18].",
             "top_k": 5,
             "threshold": 0.2,
         },
@@ -155,7 +155,7 @@ def test_retrieval_preview_shows_chunks_and_verdict(admin_client):
         url,
         {
             "question": "Vad kostar premium?",
-            "answer": "Premium kostar 399 kr/månad.",
+            "answer": "Premium kostar 399 kr/månad [kb/pricing.md:18].",
             "top_k": 5,
             "threshold": 0.2,
         },

@@ -235,7 +235,7 @@ class HeldBackend(LLMBackend):
         self.started.set()
         yield "Premium "
         await self.release.wait()
-        yield "kostar 399 kr/månad."
+        yield "kostar 399 kr/månad [kb/pricing.md:18]."
 
 
 @pytest.mark.usefixtures("indexed_kb")

@@ -30,7 +30,8 @@ def lint_imports(cwd: Path) -> subprocess.CompletedProcess:
 
 
 def test_the_contracts_state_the_layering():
-    """config > staff > chat > actions > grounding; daphne, Twisted, Autobahn only in the server package."""
+    """config > staff > chat > actions > grounding; daphne, Twisted, Autobahn only in the server
+    package."""
     by_type = {c["type"]: c for c in contracts()}
     assert by_type["layers"]["layers"] == list(APPS)
     forbidden = by_type["forbidden"]
