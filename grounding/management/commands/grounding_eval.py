@@ -35,9 +35,10 @@ def _rate(text: str) -> float:
     return rate
 
 
-def chat_check(question: str, answer: str) -> Outcome:
-    """The chat's verdict on ``answer`` to ``question``, with what it considered."""
-    check = answer_check(index=current_index(), question=question, answer=answer)
+def chat_check(question: str, answer: str, *, uncited: bool = False) -> Outcome:
+    """The chat's verdict on ``answer`` to ``question``, with what it considered
+    (``uncited``: the check of a person's message, whose numbers cite nothing)."""
+    check = answer_check(index=current_index(), question=question, answer=answer, uncited=uncited)
     shown = check.as_dict()
     return Outcome(check.grounded, check.reason, {key: shown[key] for key in _DETAILS})
 
@@ -79,6 +80,14 @@ class Command(BaseCommand):
         )
         parser.add_argument("--json", action="store_true", help="print one JSON object")
         parser.add_argument(
+            "--uncited",
+            action="store_true",
+            help=(
+                "answers without references: each number is checked as if it cited each fact "
+                "stating its value (the check of an agent's message)"
+            ),
+        )
+        parser.add_argument(
             "--min-grounded",
             type=_rate,
             default=0.0,
@@ -102,7 +111,8 @@ class Command(BaseCommand):
         if options["mutate"]:
             self._mutate(options)
             return
-        report = evaluate(parsed, chat_check)
+        uncited = options["uncited"]
+        report = evaluate(parsed, lambda q, a: chat_check(q, a, uncited=uncited))
         if options["json"]:
             self.stdout.write(json.dumps(report.as_dict(), ensure_ascii=False, indent=1))
         else:
