@@ -4,8 +4,9 @@ The site is imported into an empty KB directory, indexed on its own, and its cas
 (``cases.jsonl``: 20 correct answers, 20 wrong ones, table cells included) must meet the
 development KBs' targets (at least 97 % of correct answers pass and every wrong one is
 withheld; not met yet: its figure is a floor). A cell keeps its row and column through the
-import (a markdown table). The answers cite nothing: each number is checked as if it cited each fact stating its value (``--uncited``,
-the check of an agent's message), so the facts the import produced are what is measured.
+import (a markdown table). The answers cite nothing: each number is checked as if it cited
+each fact stating its value (``--uncited``, the check of an agent's message), so the facts the
+import produced are what is measured.
 """
 
 import contextlib
