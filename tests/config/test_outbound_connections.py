@@ -105,6 +105,8 @@ def proxied_env(proxy: RecordingProxy, **overrides: str) -> dict:
     for name in _PROXY_VARIABLES:
         env[name] = env[name.lower()] = proxy.url
     env["NO_PROXY"] = env["no_proxy"] = "127.0.0.1,localhost"
+    # The fixture site listens on loopback: an operator names such an internal host.
+    env["KB_IMPORT_INTERNAL_HOSTS"] = "127.0.0.1"
     env.pop("REDIS_URL", None)  # one process: the in-memory channel layer
     return env
 
