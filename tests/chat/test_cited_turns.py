@@ -31,13 +31,12 @@ def streamed(frames: list[dict]) -> str:
 
 
 async def citing_socket(provider):
-    """A socket whose guard reads references, or a skip when this tree's guard does not."""
+    """A socket whose first, cited right answer was grounded and showed no reference."""
     provider.enqueue(Reply.from_text(RIGHT))
     ws = await open_socket()
     frames = await run_turn(ws, QUESTION, message_id="probe")
-    if REFERENCE.search(json.dumps(frames, ensure_ascii=False)) or not frames[-1]["grounded"]:
-        await ws.disconnect()
-        pytest.skip("the guard on this tree does not read references yet (issue 41, the guard)")
+    assert not REFERENCE.search(json.dumps(frames, ensure_ascii=False)), frames
+    assert frames[-1]["grounded"], frames[-1]
     return ws, frames
 
 
