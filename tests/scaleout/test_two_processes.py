@@ -269,6 +269,11 @@ async def test_a_conversation_resumes_on_b_after_a_stops(both_running):
         answer = await tab.ask(PRICE_QUESTION)
         suggestion_id, prompt = await tab.suggest_callback_with_prompt()
     assert answer["grounded"] is True, answer
+    # The turn's record lands just after its last frame: A stops once it has.
+    for _ in range(100):
+        if history(both_running.a, cookie)["messages"][-1]["text"] == prompt:
+            break
+        await asyncio.sleep(0.1)
 
     both_running.stop(both_running.a)
 
