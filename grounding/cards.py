@@ -47,16 +47,19 @@ def fact_cards(
         score = sum(facts.weight(term) for term in named) + (str(fact.kind) in kinds)
         if named and score >= MIN_SCORE:
             scores[id(fact)] = (score, order, fact)
-    ranked = sorted(scores.values(), key=lambda entry: (-entry[0], entry[1]))
+    # Ties go by the KB's order (file, line), never by the order sets happened to be read in.
+    ranked = sorted(
+        scores.values(), key=lambda entry: (-entry[0], entry[2].file, entry[2].line, entry[1])
+    )
     return [fact for _, _, fact in ranked[:limit]]
 
 
 def _candidates(facts: FactLookup, asked: Iterable[str], kinds: frozenset) -> list[Fact]:
     """The facts with a key or alias term the question names, and those of an asked kind."""
     found: list[Fact] = []
-    for term in asked:
+    for term in sorted(asked):
         found.extend(facts.keyed_by(term))
-    for kind in kinds:
+    for kind in sorted(kinds):
         found.extend(facts.of_kind(kind))
     return found
 

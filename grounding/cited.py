@@ -39,7 +39,7 @@ from grounding.rule import (
     stated_alike,
     value_matches,
 )
-from grounding.snippets import Citation, Snippet, UnsupportedNumber
+from grounding.snippets import Citation, Snippet, UnsupportedNumber, best_lines
 from grounding.terms import sentence_language, terms, text_language
 from grounding.verification import split_sentences
 
@@ -317,7 +317,7 @@ class CitedChecker:
                 elif check.citation is not None:
                     citations[check.citation] = None
         if unsupported:
-            top = _best_lines(answer, self.snippets[:MAX_FAILURE_CITATIONS])
+            top = best_lines(answer, self.snippets[:MAX_FAILURE_CITATIONS])
             return Verdict(False, top, unsupported, failure_reason(unsupported[0]))
         if from_question and not citations:
             # Only the question's own numbers: the answer is grounded in nothing of the KB.
@@ -325,7 +325,7 @@ class CitedChecker:
         if not checked_any:
             if not self.snippets:
                 return Verdict(False, [], [], NO_SUPPORT)
-            return Verdict(True, _best_lines(answer, self.snippets, limit=1), [], None)
+            return Verdict(True, best_lines(answer, self.snippets, limit=1), [], None)
         return Verdict(True, list(citations), [], None)
 
 
@@ -369,42 +369,6 @@ def _resolve(path: str, files: frozenset[str]) -> str | None:
 @lru_cache(maxsize=4096)
 def _fact_citation(fact: Fact, score: float) -> Citation:
     return Citation(file=fact.file, snippet=fact.text.rstrip(), line=fact.line, score=score)
-
-
-_WORDS = re.compile(r"[^\W\d_]{2,}")
-
-
-@lru_cache(maxsize=4096)
-def _words(text: str) -> frozenset[str]:
-    # Five-letter prefixes stand in for stemming: "priset" and "priser" meet.
-    return frozenset(word.lower()[:5] for word in _WORDS.findall(text))
-
-
-def _best_lines(
-    answer: str, snippets: Sequence[Snippet], *, limit: int | None = None
-) -> list[Citation]:
-    """For each snippet, the line sharing most words with ``answer`` (retrieval order, or the
-    best ``limit``)."""
-    words = _words(answer)
-    ranked = []
-    for rank, snippet in enumerate(snippets):
-        lines = [(n, text) for n, text in snippet.lines() if text.strip()] or snippet.lines()
-        number, text = max(
-            lines,
-            key=lambda line: (
-                len(words & _words(line[1])),
-                not line[1].lstrip().startswith("#"),
-                -line[0],
-            ),
-        )
-        ranked.append((len(words & _words(text)), -rank, snippet, number, text))
-    if limit is not None:
-        ranked.sort(key=lambda entry: entry[:2], reverse=True)
-        ranked = ranked[:limit]
-    return [
-        Citation(snippet.file, text.rstrip(), number, snippet.score)
-        for _, _, snippet, number, text in ranked
-    ]
 
 
 def verify_cited(

@@ -1,6 +1,9 @@
 """Value types shared by retrieval, verification and the chat pipeline."""
 
+import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,3 +53,39 @@ class UnsupportedNumber:
             "reason": self.reason,
             "kb_locations": list(self.kb_locations),
         }
+
+
+_WORDS = re.compile(r"[^\W\d_]{2,}")
+
+
+@lru_cache(maxsize=4096)
+def _words(text: str) -> frozenset[str]:
+    # Five-letter prefixes stand in for stemming: "priset" and "priser" meet.
+    return frozenset(word.lower()[:5] for word in _WORDS.findall(text))
+
+
+def best_lines(
+    answer: str, snippets: Sequence[Snippet], *, limit: int | None = None
+) -> list[Citation]:
+    """For each snippet, the line sharing most words with ``answer`` (retrieval order, or the
+    best ``limit``)."""
+    words = _words(answer)
+    ranked = []
+    for rank, snippet in enumerate(snippets):
+        lines = [(n, text) for n, text in snippet.lines() if text.strip()] or snippet.lines()
+        number, text = max(
+            lines,
+            key=lambda line: (
+                len(words & _words(line[1])),
+                not line[1].lstrip().startswith("#"),
+                -line[0],
+            ),
+        )
+        ranked.append((len(words & _words(text)), -rank, snippet, number, text))
+    if limit is not None:
+        ranked.sort(key=lambda entry: entry[:2], reverse=True)
+        ranked = ranked[:limit]
+    return [
+        Citation(snippet.file, text.rstrip(), number, snippet.score)
+        for _, _, snippet, number, text in ranked
+    ]

@@ -39,7 +39,7 @@ from grounding.rule import (
     states,
     supports,
 )
-from grounding.snippets import Citation, Snippet, UnsupportedNumber
+from grounding.snippets import Citation, Snippet, UnsupportedNumber, best_lines
 from grounding.terms import sentence_language, terms, text_language
 
 NO_SUPPORT = "No support"
@@ -386,41 +386,13 @@ class AnswerChecker:
                 else:
                     citations[check.citation] = None
         if unsupported:
-            top = self._best_lines(answer, self.snippets[:MAX_FAILURE_CITATIONS])
+            top = best_lines(answer, self.snippets[:MAX_FAILURE_CITATIONS])
             return Verdict(False, top, unsupported, failure_reason(unsupported[0]))
         if not checked_any:
             if not self.snippets:
                 return Verdict(grounded=False, citations=[], unsupported=[], reason=NO_SUPPORT)
-            return Verdict(True, self._best_lines(answer, self.snippets, limit=1), [], None)
+            return Verdict(True, best_lines(answer, self.snippets, limit=1), [], None)
         return Verdict(grounded=True, citations=list(citations), unsupported=[], reason=None)
-
-    def _best_lines(
-        self, answer: str, snippets: Sequence[Snippet], *, limit: int | None = None
-    ) -> list[Citation]:
-        """For each snippet, the line sharing most words with ``answer``.
-
-        In snippet (retrieval) order, or only the best ``limit`` of them.
-        """
-        words = _words(answer)
-        ranked = []
-        for rank, snippet in enumerate(snippets):
-            lines = [(n, text) for n, text in snippet.lines() if text.strip()] or snippet.lines()
-            number, text = max(
-                lines,
-                key=lambda line: (
-                    len(words & _words(line[1])),
-                    not line[1].lstrip().startswith("#"),
-                    -line[0],
-                ),
-            )
-            ranked.append((len(words & _words(text)), -rank, snippet, number, text))
-        if limit is not None:
-            ranked.sort(key=lambda entry: entry[:2], reverse=True)
-            ranked = ranked[:limit]
-        return [
-            Citation(snippet.file, text.rstrip(), number, snippet.score)
-            for _, _, snippet, number, text in ranked
-        ]
 
 
 @lru_cache(maxsize=4096)
@@ -433,15 +405,6 @@ _DIGIT = re.compile(r"\d")
 
 def _has_digit(text: str) -> bool:
     return _DIGIT.search(text) is not None
-
-
-_WORD = re.compile(r"[^\W\d_]{2,}")
-
-
-@lru_cache(maxsize=4096)
-def _words(text: str) -> frozenset[str]:
-    # Five-letter prefixes stand in for stemming: "priset" and "priser" meet.
-    return frozenset(word.lower()[:5] for word in _WORD.findall(text))
 
 
 def verify_answer(
