@@ -93,6 +93,7 @@ def _build(backend_name: str, base_url: str, model: str) -> ChatServices:
         suggest=action_calls.suggestion_create,
         turn_finished=metrics.turn_finished,
         verify_in_thread_above=settings.VERIFY_IN_THREAD_FACTS,
+        verify_in_thread_numbers=settings.VERIFY_IN_THREAD_NUMBERS,
     )
     return ChatServices(
         turn=turn,

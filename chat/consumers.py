@@ -445,7 +445,7 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
             return
         self.turns.detach(self._detached_frame)
         live = self.services.live
-        live.park(self.context.id, self.turns)
+        live.park(self.context.id, self.turns, grace=settings.PARKED_TURN_GRACE_SECONDS)
         for other in live.others_in(self, self.context.id):
             if await other.adopt_parked():
                 break

@@ -40,6 +40,12 @@ CONNECTIONS_OPEN = Gauge("chat_connections_open", "Chat WebSockets open in this 
 CONNECTIONS_OPENED = Counter(
     "chat_connections_opened", "Chat WebSockets accepted by this process since it started."
 )
+CHECKS_RUNNING = Gauge(
+    "chat_checks_running", "Answers' number checks running in the verification pool now."
+)
+CHECKS_WAITING = Gauge(
+    "chat_checks_waiting", "Answers' number checks queued for the verification pool now."
+)
 TURNS = Counter("chat_turns", "Finished chat turns, by outcome (message status).", ["outcome"])
 WITHHELD_ANSWERS = Counter(
     "chat_withheld_answers", "Answers withheld because a number could not be verified."

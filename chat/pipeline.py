@@ -99,6 +99,7 @@ class TurnServices:
     # With more facts than this in the KB, a sentence's number check runs in a worker thread
     # (``VERIFY_IN_THREAD_FACTS``); below it a check costs well under a millisecond on the loop.
     verify_in_thread_above: int = 1000
+    verify_in_thread_numbers: int = 4
 
 
 class Turn:
@@ -202,6 +203,14 @@ class Turn:
         # A check's cost grows with the KB's like facts; on a small KB a thread hop would
         # cost more than the check.
         offload = len(index.facts) > self.services.verify_in_thread_above
+        many = self.services.verify_in_thread_numbers
+
+        def in_thread(delta: str) -> bool:
+            """Whether the check ``delta`` brings is costly enough for the pool: any check on
+            a big KB, one of many numbers (each a pass over its fact's group) on any KB."""
+            count = guard.numbers_to_check(delta)
+            return count > 0 and (offload or count > many)
+
         request = LLMRequest(
             question=self.question,
             snippets=context,
@@ -219,8 +228,10 @@ class Turn:
                 self.record.draft += delta
                 # On a KB of thousands of facts a sentence's check runs in a thread: one
                 # question about many like facts must not stall the other customers here.
-                if offload and guard.may_check(delta):
-                    released = await run_check(guard.feed, delta, owner=self.context)
+                if in_thread(delta):
+                    released = await run_check(
+                        guard.feed, delta, owner=self.context, cancel=guard.cancel
+                    )
                 else:
                     released = guard.feed(delta)
                 if released:
@@ -229,9 +240,11 @@ class Turn:
                     break
             else:
                 # The last sentence's check, in a thread only when it states a number.
-                last = offload and guard.may_check("\n")
+                last = in_thread("\n")
                 released = (
-                    await run_check(guard.finish, owner=self.context) if last else guard.finish()
+                    await run_check(guard.finish, owner=self.context, cancel=guard.cancel)
+                    if last
+                    else guard.finish()
                 )
                 if released:
                     yield self._delta(released)

@@ -15,6 +15,10 @@ It also keeps the turns whose connection went away mid-turn (a reload, a
 dropped socket): ``park`` keeps the turn's runner (``chat.turns.TurnRunner``)
 until the conversation's next connection here ``adopt``s it, or until
 ``PARKED_TURN_KEEP_SECONDS`` after the turn ended; a shutdown interrupts them.
+A turn still running that no connection took within its ``grace``
+(``PARKED_TURN_GRACE_SECONDS``: a reload comes back in a second or two) is
+cancelled: nobody is reading it, and its check (seconds of CPU on a KB of
+thousands of like facts) must not run on for a socket that closed.
 """
 
 import asyncio
@@ -32,6 +36,7 @@ class LiveConnections:
         self._in_conversation: dict[object, weakref.WeakSet] = {}
         self._conversation_of: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
         self._parked: dict[object, list] = {}  # conversation id -> runners, oldest first
+        self._cancelling: set[asyncio.Task] = set()
 
     def register(self, connection) -> None:
         self.live.add(connection)
@@ -51,8 +56,9 @@ class LiveConnections:
         others = self._in_conversation.get(conversation_id, ())
         return all(other is connection for other in others)
 
-    def park(self, conversation_id, runner) -> None:
-        """Keep ``runner`` (its connection went away mid-turn) for the conversation's next one."""
+    def park(self, conversation_id, runner, *, grace: float) -> None:
+        """Keep ``runner`` (its connection went away mid-turn) for the conversation's next one;
+        cancel its turn if none takes it within ``grace`` seconds."""
         self._parked.setdefault(conversation_id, []).append(runner)
         loop = asyncio.get_running_loop()
 
@@ -60,6 +66,15 @@ class LiveConnections:
             loop.call_later(PARKED_TURN_KEEP_SECONDS, self._unpark, conversation_id, runner)
 
         runner.task.add_done_callback(ended)
+        loop.call_later(grace, self._abandoned, conversation_id, runner)
+
+    def _abandoned(self, conversation_id, runner) -> None:
+        """Nobody took the parked turn in time: cancel it (its frames still go to the tabs
+        that follow it) and its check with it."""
+        if runner.running and runner in self._parked.get(conversation_id, ()):
+            task = asyncio.ensure_future(runner.cancel())
+            self._cancelling.add(task)
+            task.add_done_callback(self._cancelling.discard)
 
     def adopt(self, conversation_id) -> list:
         """The conversation's parked runners (oldest first), no longer parked."""

@@ -200,9 +200,16 @@ KB_MAX_NUMBERS_PER_FILE = env.int("KB_MAX_NUMBERS_PER_FILE", default=2000)
 # With more facts than this in the KB, an answer's number checks run in a worker thread, so a
 # question about thousands of like facts stalls no other customer (chat/pipeline.py).
 VERIFY_IN_THREAD_FACTS = env.int("VERIFY_IN_THREAD_FACTS", default=1000)
+# ... and on any KB, a sentence of more numbers than this (each is checked against its fact's
+# whole group: hundreds of them in one sentence cost seconds even on a small KB).
+VERIFY_IN_THREAD_NUMBERS = env.int("VERIFY_IN_THREAD_NUMBERS", default=4)
 # Those checks run in this many threads of their own, one check per connection at a time
 # (chat/verify_pool.py): pure Python holds the GIL, so more threads only take the loop's share.
 VERIFY_WORKERS = env.int("VERIFY_WORKERS", default=1)
+# A turn whose socket went away mid-answer goes on for this long for the page to come back (a
+# reload takes a second or two, chat/shutdown.py); then, taken by no connection, it is cancelled
+# with its check.
+PARKED_TURN_GRACE_SECONDS = env.float("PARKED_TURN_GRACE_SECONDS", default=20.0)
 # manage.py import_kb: a site's crawl and each page's bounds (docs/import.md).
 KB_IMPORT_MAX_PAGES = env.int("KB_IMPORT_MAX_PAGES", default=200)
 KB_IMPORT_MAX_DEPTH = env.int("KB_IMPORT_MAX_DEPTH", default=3)

@@ -21,6 +21,7 @@ keys and groups are read once, at index time (:mod:`grounding.facts`,
 """
 
 import re
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -55,6 +56,10 @@ WRONG_SUBJECT = "Verification failed: Wrong subject"
 _SUBJECT_REASONS = frozenset({SUBJECT_MISMATCH, KEY_NOT_NAMED})
 MAX_FAILURE_CITATIONS = 3
 
+
+class CheckCancelled(Exception):
+    """The turn whose answer was being checked is gone: ``CitedChecker.cancel`` was called."""
+
 # Terms that name no subject: conditions and the numbers of a clause.
 _NOT_A_NAME = ("bound:", "incl:", "deadline:", "per:", "counts:", "#")
 
@@ -88,6 +93,10 @@ class CitedChecker:
     ``facts`` is the KB-wide lookup (the index's); without one, only the
     snippets' own facts exist. ``question`` lends its terms to the key check,
     its numbers to ``[Q]`` and its language to the reading of numbers.
+
+    A check on a KB of thousands of like facts can take seconds of pure Python, in a thread
+    that nothing can interrupt from outside; ``cancel`` (from any thread) makes it stop at the
+    next number or sibling it weighs, raising ``CheckCancelled``.
     """
 
     def __init__(
@@ -120,6 +129,15 @@ class CitedChecker:
             self._retrieved.setdefault((card.file, card.line), 0.0)
         self._files = self.facts.files | {file for file, _ in self._retrieved}
         self._checked: dict[str, tuple[str, list[NumberCheck]]] = {}
+        self._cancelled = threading.Event()
+
+    def cancel(self) -> None:
+        """Stop the check running now (in another thread) and every later one."""
+        self._cancelled.set()
+
+    def _go_on(self) -> None:
+        if self._cancelled.is_set():
+            raise CheckCancelled("the answer's turn was closed during its check")
 
     # -- sentences ---------------------------------------------------------------
 
@@ -139,10 +157,12 @@ class CitedChecker:
                 else []
             )
             claims = [claim for claim in claims if not _list_marker(claim, clean)]
-            checks = [
-                self._check(claim, clean, _reference_after(claim, references), claims)
-                for claim in claims
-            ]
+            checks = []
+            for claim in claims:
+                self._go_on()
+                checks.append(
+                    self._check(claim, clean, _reference_after(claim, references), claims)
+                )
             found = self._checked[sentence] = (clean, checks)
         return found
 
@@ -189,6 +209,7 @@ class CitedChecker:
         stated = frozenset(other.value for other in claims if other is not claim)
         target = reference.target if reference else ""
         for fact in stating:
+            self._go_on()
             reason = self._bound_to(claim, fact, stated)
             if reason is None:
                 return NumberCheck(claim, self._citation(fact), None, fact, target)
@@ -222,6 +243,7 @@ class CitedChecker:
         readings += in_other_units(claim)
         stating, reasons = [], []
         for fact in cited:
+            self._go_on()
             for reading in readings:
                 if not value_matches(reading, fact):
                     continue
@@ -247,6 +269,7 @@ class CitedChecker:
         # The clause decides; the question only when the clause names nothing of the key.
         places = [clause] if key & clause else [clause, _naming(self.question_terms)]
         for sibling, names in self.facts.siblings(fact):
+            self._go_on()
             if sibling.value in stated or not could_be_stated_from(claim, sibling):
                 continue
             own = key - sibling.key

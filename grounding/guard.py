@@ -28,6 +28,12 @@ from grounding.snippets import Snippet, UnsupportedNumber
 from grounding.verification import find_sentence_end
 
 _DIGIT = re.compile(r"\d|\[|【")
+# A sentence with a number longer than this is withheld unread: an answer's sentences are a
+# few hundred characters, and a check costs each number a pass over its fact's group.
+MAX_SENTENCE_CHARS = 2000
+TOO_LONG = f"a sentence with numbers over {MAX_SENTENCE_CHARS} characters"
+_NUMBER = re.compile(r"\d+(?:[ .,:\u00a0]\d+)*")
+_REFERENCE = re.compile(r"\[[^\]]*\]|【[^】]*】")
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,8 +107,21 @@ class GuardedStream:
             if not self._close_sentence(self._sentence[:end], out):
                 return self._emit(out)
             self._start_sentence(self._sentence[end:])
+        if self._holding and len(self._sentence) > MAX_SENTENCE_CHARS:
+            self._too_long(self._sentence)
+            return self._emit(out)
         self._release_prose(out)
         return self._emit(out)
+
+    def _too_long(self, sentence: str) -> None:
+        """A sentence with a number that no sentence of an answer needs to be: withheld
+        unread (checking it would cost its numbers times their facts' groups)."""
+        self.failed = UnsupportedNumber(sentence[:40], "sentence", TOO_LONG)
+
+    def cancel(self) -> None:
+        """The turn is gone: a check running now in another thread stops at its next number
+        (``grounding.cited.CheckCancelled``), and no later one starts."""
+        self.checker.cancel()
 
     def may_check(self, delta: str) -> bool:
         """Whether ``feed(delta)`` may verify a sentence that states a number.
@@ -111,11 +130,21 @@ class GuardedStream:
         thousands of like lines), so a caller on an event loop runs that ``feed`` in a
         thread; every other delta costs microseconds and is fed in place.
         """
+        return self.numbers_to_check(delta) > 0
+
+    def numbers_to_check(self, delta: str) -> int:
+        """About how many numbers ``feed(delta)`` would verify (0: it verifies none).
+
+        Each costs a pass over its fact's group, so a sentence of many numbers is costly
+        even on a small KB: a caller on an event loop hands such a ``feed`` to a thread.
+        """
         if not _SENTENCE_MARKS.intersection(delta):
-            return False
+            return 0
         text = self._sentence + delta
         end, _ = find_sentence_end(text, self._scan)
-        return end is not None and bool(self._holding or _DIGIT.search(text, 0, end))
+        if end is None or not (self._holding or _DIGIT.search(text, 0, end)):
+            return 0
+        return max(1, len(_NUMBER.findall(_REFERENCE.sub(" ", text[:end]))))
 
     def finish(self) -> str:
         """The answer is complete: verify and return the rest, or "" if it fails."""
@@ -132,6 +161,9 @@ class GuardedStream:
         self._sentence, self._sent, self._scan, self._holding = text, 0, 0, False
 
     def _close_sentence(self, sentence: str, out: list[str]) -> bool:
+        if len(sentence) > MAX_SENTENCE_CHARS and _DIGIT.search(sentence):
+            self._too_long(sentence)
+            return False
         clean, checks = self.checker.read_sentence(sentence)
         for check in checks:
             if check.unsupported is not None:

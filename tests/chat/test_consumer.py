@@ -217,6 +217,42 @@ async def test_a_turn_that_ended_while_its_page_was_away_is_replayed_whole(setti
     await second.disconnect()
 
 
+def _turn_running(message_id: str) -> bool:
+    return any(t.get_name() == f"turn {message_id}" and not t.done() for t in asyncio.all_tasks())
+
+
+async def test_a_turn_whose_page_does_not_come_back_within_its_grace_is_cancelled(settings):
+    """The socket closed mid-answer and no connection took the turn: after
+    ``PARKED_TURN_GRACE_SECONDS`` it is cancelled (its check with it), not run to its end."""
+    settings.LLM_TOKEN_DELAY_MS = "300"  # the mock's answer would stream for seconds
+    settings.PARKED_TURN_GRACE_SECONDS = 0.2
+    first = await open_socket()
+    await _first_stream(first, "Vad kostar premium?", "m1")
+    await first.disconnect()
+    assert _turn_running("m1")  # parked: it goes on for the page to come back
+    for _ in range(100):
+        if not _turn_running("m1"):
+            break
+        await asyncio.sleep(0.02)
+    assert not _turn_running("m1"), "the abandoned turn still runs two seconds on"
+    await audit.drain()
+    assert (await _statuses()) == {"m1": "cancelled"}
+
+
+async def test_a_page_that_comes_back_within_the_grace_gets_its_turn(settings):
+    settings.LLM_TOKEN_DELAY_MS = "30"
+    settings.PARKED_TURN_GRACE_SECONDS = 5
+    session = await _new_session()
+    cookie = [(b"cookie", f"sessionid={session}".encode())]
+    first = await open_socket(headers=cookie)
+    await _first_stream(first, "Vad kostar premium?", "m1")
+    await first.disconnect()
+    second = await open_socket(headers=cookie)
+    frames = await _reconnected_frames(second)
+    assert frames[-1]["type"] == "response" and frames[-1]["grounded"] is True
+    await second.disconnect()
+
+
 async def test_a_second_tab_follows_the_streaming_answer_and_its_end(settings):
     """Tab B sees tab A's question, the answer's text while it streams (stream_sync, growing),
     its stream_end and the response."""

@@ -285,9 +285,10 @@ async def test_the_number_check_runs_in_a_thread_only_on_a_large_kb(monkeypatch,
     threaded = []
     real = pipeline.run_check
 
-    async def run_check(func, *args, owner):
+    async def run_check(func, *args, owner, cancel):
         threaded.append((func.__name__, owner))
-        return await real(func, *args, owner=owner)
+        assert cancel == func.__self__.cancel  # a closed turn can stop its running check
+        return await real(func, *args, owner=owner, cancel=cancel)
 
     monkeypatch.setattr(pipeline, "run_check", run_check)
     services = dataclasses.replace(
@@ -304,6 +305,34 @@ async def test_the_number_check_runs_in_a_thread_only_on_a_large_kb(monkeypatch,
     assert events[-1].grounded is True
     assert len(threaded) == hops
     assert all(owner is turn.context for _, owner in threaded)  # bounded per connection
+
+
+async def test_a_sentence_of_many_numbers_is_checked_in_a_thread_even_on_a_small_kb(monkeypatch):
+    """Each number is weighed against its fact's whole group: a sentence of more than
+    ``verify_in_thread_numbers`` numbers costs that many passes, so it leaves the event loop."""
+    from chat import pipeline
+
+    threaded = []
+    real = pipeline.run_check
+
+    async def run_check(func, *args, owner, cancel):
+        threaded.append(func.__name__)
+        return await real(func, *args, owner=owner, cancel=cancel)
+
+    monkeypatch.setattr(pipeline, "run_check", run_check)
+    sentence = ", ".join(["Premium kostar 399 kr/månad [kb/pricing.md:18]"] * 5) + "."
+    services = dataclasses.replace(
+        using(ScriptedBackend([sentence])), verify_in_thread_above=10**9, verify_in_thread_numbers=4
+    )
+    turn = Turn(
+        context=ConversationContext(),
+        text="Vad kostar premium?",
+        message_id="t1",
+        services=services,
+    )
+    events = await collect(turn)
+    assert events[-1].grounded is True
+    assert threaded == ["finish"]
 
 
 async def test_after_the_first_beginning_the_conversation_is_known_stored():

@@ -5,6 +5,7 @@ import asyncio
 import subprocess
 import sys
 import threading
+import time
 
 import pytest
 
@@ -83,6 +84,31 @@ async def test_a_check_whose_turn_was_closed_while_waiting_never_runs():
     assert await busy == "busy"
     assert await pool.run(gate.check, "next", owner=object()) == "next"
     assert gate.ran == ["busy", "next"]
+
+
+async def test_a_running_check_whose_turn_was_closed_is_told_to_stop_and_frees_its_worker():
+    """The turn is cancelled while its check runs: the pool calls the check's ``cancel``, the
+    check stops at its next step, and the one worker takes the next check at once."""
+    pool, stop, started = VerifyPool(1), threading.Event(), threading.Event()
+    steps = []
+
+    def long_check() -> str:  # a check of ten minutes that looks at its flag at every step
+        started.set()
+        for step in range(600_000):
+            if stop.is_set():
+                raise RuntimeError("stopped")
+            steps.append(step)
+            time.sleep(0.001)
+        return "finished"
+
+    running = asyncio.create_task(pool.run(long_check, owner=object(), cancel=stop.set))
+    assert await asyncio.to_thread(started.wait, WAIT)
+    running.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await running
+    assert stop.is_set()
+    assert await asyncio.wait_for(pool.run(str, "next", owner=object()), WAIT) == "next"
+    assert len(steps) < 600_000
 
 
 async def test_a_checks_exception_reaches_its_turn():

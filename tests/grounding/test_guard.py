@@ -349,3 +349,22 @@ def test_may_check_says_which_feed_verifies_a_number(deltas, expected):
         seen.append(guard.may_check(delta))
         guard.feed(delta)
     assert seen == expected
+
+
+def test_a_sentence_with_numbers_too_long_to_need_is_withheld_unread():
+    """Hundreds of numbers in one sentence would cost hundreds of passes over their groups: over
+    MAX_SENTENCE_CHARS it is withheld without a check, whether it arrives in pieces or at once."""
+    from grounding.guard import MAX_SENTENCE_CHARS, TOO_LONG
+
+    snippets = [Snippet(file="kb/p.md", text="# P\n\n- Basic: 99 kr/mån\n", start_line=1)]
+    sentence = ", ".join("Basic kostar 99 kr/mån [p.md:3]" for _ in range(100)) + "."
+    assert len(sentence) > MAX_SENTENCE_CHARS
+    for deltas in ([sentence], sentence.split(" ")):
+        guard = GuardedStream(snippets, question="Vad kostar Basic?")
+        released = "".join(guard.feed(d if i == 0 else " " + d) for i, d in enumerate(deltas))
+        released += guard.finish()
+        assert "99" not in released
+        assert guard.failed is not None and guard.failed.reason == TOO_LONG
+    short = "Basic kostar 99 kr/mån [p.md:3]."
+    guard = GuardedStream(snippets, question="Vad kostar Basic?")
+    assert guard.feed(short) + guard.finish() == "Basic kostar 99 kr/mån."
