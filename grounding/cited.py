@@ -39,9 +39,9 @@ from grounding.rule import (
     stated_alike,
     value_matches,
 )
+from grounding.sentences import split_sentences
 from grounding.snippets import Citation, Snippet, UnsupportedNumber, best_lines
 from grounding.terms import sentence_language, terms, text_language
-from grounding.verification import split_sentences
 
 NO_REFERENCE = "no reference"
 NOT_RETRIEVED = "cites a line not retrieved for this question"
