@@ -329,7 +329,7 @@ def _round_rows(tag: str, runs: dict) -> list[Row]:
 
 
 def grounding_rows(result: dict) -> list[Row]:
-    verification = result.get("verification", {})
+    checks = result.get("cited_check", {})
     retrieval = result.get("retrieval", {})
     reindex = result.get("reindex", {})
     seconds = reindex.get("seconds", {})
@@ -338,16 +338,23 @@ def grounding_rows(result: dict) -> list[Row]:
         ok = None if limit is None or value is None else value <= limit
         return Row(figure, target, fmt(value, digits), verdict=verdict(ok))
 
-    chars, numbers = verification.get("answer_chars"), verification.get("numbers")
+    def cited_rows(name: str, label: str) -> list[Row]:
+        check = checks.get(name, {})
+        grounded = check.get("grounded")
+        p50 = _get(check, "ms", "p50")
+        shape = f"{label}, {check.get('answer_chars')} chars, {check.get('numbers')} numbers"
+        first = row(f"S3 cited answer check p50, {shape} (ms)", "<= 1", p50, 1)
+        if grounded is False:  # the check of a grounded answer is the figure: a withheld one misses
+            first = Row(first.figure, first.target, "withheld", verdict=verdict(False))
+        return [
+            first,
+            row(f"S3 cited answer check p99, {label} (ms)", "", _get(check, "ms", "p99"), None),
+        ]
+
     chunks, files = retrieval.get("chunks"), reindex.get("files")
     return [
-        row(
-            f"S3 verify {chars} chars, {numbers} numbers p50 (ms)",
-            "<= 2",
-            _get(verification, "ms", "p50"),
-            2,
-        ),
-        row("S3 verify p99 (ms)", "", _get(verification, "ms", "p99"), None),
+        *cited_rows("restated", "restated retrieved lines"),
+        *cited_rows("mock", "the mock's answer"),
         row(f"S3 retrieval p50, {chunks} chunks (ms)", "<= 20", _get(retrieval, "ms", "p50"), 20),
         row("S3 retrieval p99 (ms)", "", _get(retrieval, "ms", "p99"), None),
         row(f"S3 index build, {chunks} chunks (s)", "", retrieval.get("index_build_s"), None),

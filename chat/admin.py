@@ -29,8 +29,9 @@ from chat.models import (
     RejectedAnswer,
 )
 
-# The unsupported-number reasons of grounding (grounding.rule, grounding.verification), said
-# in plain words for staff: each completes "The answer said 777 kr, which ..." (translated).
+# The unsupported-number reasons of grounding (grounding.rule, grounding.cited), said in plain
+# words for staff: each completes "The answer said 777 kr, which ..." (translated). "supporting
+# line is about something else" was the free-text checker's: answers it withheld keep it.
 _ELSEWHERE = gettext_noop("appears in the KB, but about something else")
 _PLAIN_REASONS = {
     "not in retrieved snippets": gettext_noop("does not appear in the KB text the agent was shown"),

@@ -10,7 +10,7 @@ row holds:
 |---|---|---|---|
 | 1 | reference | the number carries one; or it is part of a name the KB uses ("Zon 2", "SE4") and carries none | ``no reference`` |
 | 2 | retrieved | the cited line was retrieved for this question (``[Q]``: the question states the number) | ``not retrieved`` / ``not in the question`` |
-| 3 | stated | a fact of the cited line states it: value (or an end of its range), kind, unit, period, bound, condition (:func:`grounding.rule.stated_alike`); a clock written as bare hours or a unit of the same dimension is read again | ``not stated by the cited line`` (or what differs) |
+| 3 | stated | a fact of the cited line states it: value (or an end of its range), kind, unit, period, bound, condition (the table of :mod:`grounding.rule`); a clock written as bare hours or a unit of the same dimension is read again | ``not stated by the cited line`` (or what differs) |
 | 4 | key | the sentence or the question names the fact's key (its entity or attribute: a lemma, a compound part, an alias from the KB's other language) | ``does not name the cited fact`` |
 | 5 | group | the number's own clause names no other member of the fact's group (the other rows of its column, the other columns of its row, the other labelled lines under its heading, the other numbers of its line); the question neither, when the clause names nothing of the fact's key | ``wrong subject`` |
 
@@ -40,9 +40,9 @@ from grounding.rule import (
     stated_alike,
     value_matches,
 )
+from grounding.sentences import split_sentences
 from grounding.snippets import Citation, Snippet, UnsupportedNumber, best_lines
 from grounding.terms import sentence_language, terms, text_language
-from grounding.verification import split_sentences
 
 NO_REFERENCE = "no reference"
 NOT_RETRIEVED = "cites a line not retrieved for this question"

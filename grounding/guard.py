@@ -3,7 +3,7 @@
 Pure: no ORM, no I/O. Prose goes out as it arrives, a whole word at a time;
 from the first number or bracket of a sentence on, the text is held until the
 sentence is complete, then its numbers are checked against the facts they cite
-by ``CitedChecker.read_sentence`` (what ``verify_answer`` runs) and the sentence
+by ``CitedChecker.read_sentence`` (what ``verify_cited`` runs) and the sentence
 is released without its references, or the stream stops at the first number
 that fails. Each released number's fact is kept (``links``): the response says
 where each number of the answer comes from.
@@ -24,8 +24,8 @@ from grounding.cited import CitedChecker, failure_reason
 from grounding.facts import Fact
 from grounding.lookup import FactLookup
 from grounding.numerals import ARTICLES, is_quantity_word, may_start_number
+from grounding.sentences import find_sentence_end
 from grounding.snippets import Snippet, UnsupportedNumber
-from grounding.verification import find_sentence_end
 
 _DIGIT = re.compile(r"\d|\[|【")
 # A sentence with a number longer than this is withheld unread: an answer's sentences are a

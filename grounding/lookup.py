@@ -1,4 +1,4 @@
-"""Where the checker finds candidate facts: the ``FactLookup`` protocol and an in-memory table.
+"""Where the checker finds a cited line's facts, their groups and aliases: ``FactLookup``.
 
 Pure: no ORM, no I/O. The index (built from the database) provides a
 ``FactLookup`` for the whole KB; tests and callers without an index build a
@@ -8,38 +8,17 @@ Pure: no ORM, no I/O. The index (built from the database) provides a
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from typing import NamedTuple, Protocol
+from typing import Protocol
 
-from grounding.clauses import is_marker
-from grounding.facts import Fact, extract_facts, label_terms, table_header_line
+from grounding.facts import Fact, extract_facts, label_terms
 from grounding.snippets import Snippet
 from grounding.terms import terms
 from grounding.text import STOPWORDS
 
 
-class Group(NamedTuple):
-    """Parallel names of one table (its column headers, or its row keys) and its body cells."""
-
-    names: tuple[frozenset[str], ...]
-    cells: tuple[Fact, ...]
-    table: tuple[str, int | None]  # (file, header line)
-    columns: bool  # the names are the column headers (else the row keys)
-
-
 class FactLookup(Protocol):
     def by_value(self, key: str) -> Sequence[Fact]:
         """Every fact of the KB found under ``key`` (``Fact.keys()``)."""
-        ...
-
-    def in_lines(self, file: str, first: int, last: int) -> Sequence[Fact]:
-        """The facts on lines ``first``..``last`` of ``file`` (a retrieved chunk)."""
-        ...
-
-    def qualified_by(self, term: str, kind: str) -> Sequence[Fact]:
-        """The facts of ``kind`` with ``term`` among their qualifiers.
-
-        What a swapped subject names: the checker compares them with the fact it cites.
-        """
         ...
 
     def weight(self, term: str) -> float:
@@ -71,10 +50,6 @@ class FactLookup(Protocol):
 
     def translations(self, term: str) -> frozenset[str]: ...
 
-    def alternatives(self, term: str) -> Sequence[Group]:
-        """The groups of parallel names ``term`` belongs to (see ``FactTable.alternatives``)."""
-        ...
-
 
 class FactTable:
     """A ``FactLookup`` over a list of facts, indexed once."""
@@ -83,22 +58,13 @@ class FactTable:
         self.facts: tuple[Fact, ...] = tuple(facts)
         by_key: dict[str, list[Fact]] = defaultdict(list)
         by_file: dict[str, list[Fact]] = defaultdict(list)
-        by_qualifier: dict[tuple[str, str], list[Fact]] = defaultdict(list)
         for fact in self.facts:
             for key in fact.keys():  # noqa: SIM118 (a Fact, not a dict)
                 by_key[key].append(fact)
             by_file[fact.file].append(fact)
-            for term in fact.qualifiers:
-                by_qualifier[term, fact.kind].append(fact)
         self._names = frozenset().union(*(_names(fact) for fact in self.facts))
-        by_group: dict[str, list[Group]] = defaultdict(list)
-        for group in _table_alternatives(self.facts):
-            for term in frozenset().union(*group.names):
-                by_group[term].append(group)
-        self._alternatives = dict(by_group)
         self._by_key = dict(by_key)
         self._by_file = dict(by_file)
-        self._by_qualifier = dict(by_qualifier)
         self._by_line: dict[tuple[str, int], list[Fact]] = defaultdict(list)
         self._by_group: dict[str, list[Fact]] = defaultdict(list)
         self._by_id: dict[str, Fact] = {}
@@ -161,12 +127,6 @@ class FactTable:
 
     def by_value(self, key: str) -> Sequence[Fact]:
         return self._by_key.get(key, ())
-
-    def in_lines(self, file: str, first: int, last: int) -> Sequence[Fact]:
-        return [fact for fact in self._by_file.get(file, ()) if first <= fact.line <= last]
-
-    def qualified_by(self, term: str, kind: str) -> Sequence[Fact]:
-        return self._by_qualifier.get((term, kind), ())
 
     def weight(self, term: str) -> float:
         """2 for a term that names a subject somewhere in the KB, else 1.
@@ -231,55 +191,8 @@ class FactTable:
                 return True
         return False
 
-    def alternatives(self, term: str) -> Sequence[Group]:
-        """The groups of parallel names with ``term`` in one of them.
-
-        A table's column headers are one group ("Hem Start", "Hem Mellan", "Hem Total": a fact
-        about one is not about another), its row keys another; terms every name of a group
-        shares ("hem") are left out, so each name is what tells it from the others.
-        """
-        return self._alternatives.get(term, ())
-
 
 NAME_WEIGHT = 2.0
-_MIN_ALTERNATIVES = 2
-
-
-def _table_alternatives(facts: Iterable[Fact]) -> list[Group]:
-    """Per table, its column names and its row names (see ``FactTable.alternatives``)."""
-    tables: dict[tuple[str, int], list[Fact]] = defaultdict(list)
-    for fact in facts:
-        if fact.cell is not None and fact.cell[0] > 0:
-            tables[fact.file, table_header_line(fact)].append(fact)
-    groups = []
-    for table, cells in tables.items():
-        common = frozenset.intersection(*(fact.qualifiers for fact in cells))
-        columns: dict[int, list[Fact]] = defaultdict(list)
-        rows: dict[int, list[Fact]] = defaultdict(list)
-        for fact in cells:
-            columns[fact.cell[1]].append(fact)
-            rows[fact.cell[0]].append(fact)
-        column_names = [
-            frozenset.intersection(*(fact.qualifiers for fact in column)) - common
-            for index, column in columns.items()
-            if index > 0 and len(column) >= _MIN_ALTERNATIVES  # the first column names the rows
-        ]
-        row_names = [label_terms(row[0]) for row in rows.values()]
-        for names, are_columns in ((column_names, True), (row_names, False)):
-            group = _distinct(names)
-            if len(group) >= _MIN_ALTERNATIVES:
-                groups.append(Group(group, tuple(cells), table, are_columns))
-    return groups
-
-
-def _distinct(names: list[frozenset[str]]) -> tuple[frozenset[str], ...]:
-    """The names without the terms all of them share, and without markers and numbers."""
-    names = [frozenset(t for t in name if not is_marker(t)) for name in names]
-    names = [name for name in names if name]
-    if len(names) < _MIN_ALTERNATIVES:
-        return ()
-    shared = frozenset.intersection(*names)
-    return tuple(dict.fromkeys(name - shared for name in names if name - shared))
 
 
 def _names(fact: Fact) -> frozenset[str]:

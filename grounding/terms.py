@@ -382,8 +382,4 @@ def _inside_sentence(text: str, position: int) -> bool:
     return bool(before) and before[-1] not in ".!?:\n|-"
 
 
-def weekday_terms(found: frozenset[str]) -> frozenset[str]:
-    return frozenset(t for t in found if t.startswith("weekday:"))
-
-
 __all__ = ["LEXICONS", "first_part", "split_compound", "terms", "word_terms"]

@@ -2,7 +2,8 @@
 
     make python ARGS="-m bench.scenarios.grounding [--files 1000] [--chunks 10000]"
 
-- verification of a 2,000-character answer with 20 numbers (``verify_answer``);
+- the cited check (``verify_cited``) of cited answers to a question about the shipped
+  ``kb/``: one restating up to 20 numbers of the retrieved lines, and the mock LLM's;
 - retrieval over an index of ``--chunks`` chunks built from a generated KB;
 - ``reindex_kb`` on ``--files`` generated files (about 10 KB each), cold, then
   unchanged, in process (``call_command``) and as the command line runs it.
@@ -27,13 +28,9 @@ from bench.reindex import PLANS, WORDS, generate_kb
 from bench.stats import summary_ms
 
 ROOT = Path(__file__).resolve().parent.parent.parent
-ANSWER_CHARS = 2000
+KB_DIR = ROOT / "kb"
+QUESTION = "Vad kostar abonnemangen och hur mycket lagring ingår?"
 ANSWER_NUMBERS = 20
-# Ten plans, each with a price and a storage size: 20 numbers in the answer.
-_PLANS = [
-    "Basic", "Standard", "Premium", "Business", "Team", "Familj", "Student", "Pro", "Plus", "Max",
-]  # fmt: skip
-_FILLER = " Kontakta gärna kundtjänst om du har frågor om ditt abonnemang eller vill byta plan."
 
 
 def _setup_django(database: Path) -> None:
@@ -59,40 +56,58 @@ def _timed(func, runs: int, warmup: int = 10) -> list[float]:
     return timings
 
 
-def verification(runs: int) -> dict:
-    """``verify_answer`` on a grounded 2,000-character answer stating 20 numbers."""
-    from grounding.claims import extract_claims
-    from grounding.lookup import FactTable
-    from grounding.snippets import Snippet
-    from grounding.verification import verify_answer
+def cited_check(runs: int) -> dict:
+    """``verify_cited`` on cited answers to a question about the shipped ``kb/``, as a turn runs
+    it: against the question's retrieved snippets and fact cards and the KB's facts.
 
-    prices = ["# Priser", ""] + [f"- {p}: {99 + 100 * i} kr/månad" for i, p in enumerate(_PLANS)]
-    storage = ["# Lagring", ""] + [f"- {p}: {i + 1} TB lagring" for i, p in enumerate(_PLANS)]
-    snippets = [
-        Snippet(file="kb/priser.md", text="\n".join(prices), start_line=1, score=3.0),
-        Snippet(file="kb/lagring.md", text="\n".join(storage), start_line=1, score=2.5),
-    ]
-    answer = " ".join(
-        f"Abonnemanget {p} kostar {99 + 100 * i} kr/månad och ger {i + 1} TB lagring för "
-        "alla dina filer, bilder och dokument."
-        for i, p in enumerate(_PLANS)
-    )
-    while len(answer) < ANSWER_CHARS:
-        answer += _FILLER
-    answer = answer[:ANSWER_CHARS]
-    numbers = len(extract_claims(answer, language="sv"))
-    # The KB's facts are built once, as the index holds them; each run checks a fresh answer
-    # object against them, as a turn does.
-    facts = FactTable.from_snippets(snippets)
-    question = "Vad kostar abonnemangen och hur mycket lagring ingår?"
-    verdict = verify_answer(answer, snippets, facts=facts, question=question)
-    timings = _timed(lambda: verify_answer(answer, snippets, facts=facts, question=question), runs)
-    return {
-        "answer_chars": len(answer),
-        "numbers": numbers,
-        "grounded": verdict.grounded,
-        "ms": summary_ms(timings),
+    Two answers: one restating every number of the retrieved lines (up to
+    ``ANSWER_NUMBERS``), each citing its line as the generator writes it, and the mock LLM's
+    own answer to the question. Each run checks with a fresh checker, as a turn does.
+    """
+    from chat.llm.base import LLMRequest
+    from chat.llm.mock import compose
+    from grounding.cited import verify_cited
+    from grounding.claims import extract_claims
+    from grounding.index import KBIndex
+    from grounding.mutation import restatements, statement_of
+    from grounding.references import strip_references
+    from grounding.retrieval import retrieve
+    from grounding.services import read_kb_dir, source_records
+
+    records = [r for source in read_kb_dir(KB_DIR).values() for r in source_records(source)]
+    index = KBIndex(records)
+    context = retrieve(index, QUESTION).context
+
+    def check(answer: str):
+        return verify_cited(answer, context, facts=index.facts, question=QUESTION)
+
+    sentences, numbers = [], 0
+    for snippet in context:
+        for line, _ in snippet.lines():
+            for fact in index.facts.on_line(snippet.file, line):
+                statement = statement_of(fact)
+                restated = restatements(statement) if statement else []
+                # A restatement the guard withholds is no grounded answer (the guard report
+                # counts those); the answer holds the ones it passes.
+                if numbers < ANSWER_NUMBERS and restated and check(restated[0][1]).grounded:
+                    sentences.append(restated[0][1])
+                    numbers += len(
+                        extract_claims(strip_references(restated[0][1])[0], language="sv")
+                    )
+    answers = {
+        "restated": " ".join(sentences),
+        "mock": compose(LLMRequest(question=QUESTION, snippets=context, cite=True)),
     }
+    result = {}
+    for name, answer in answers.items():
+        verdict = check(answer)
+        result[name] = {
+            "answer_chars": len(answer),
+            "numbers": len(extract_claims(strip_references(answer)[0], language="sv")),
+            "grounded": verdict.grounded,
+            "ms": summary_ms(_timed(lambda answer=answer: check(answer), runs)),
+        }
+    return result
 
 
 def _questions(count: int, seed: int = 7) -> list[str]:
@@ -195,7 +210,7 @@ def main() -> None:
         gc.collect()
         result = {
             "generate_s": round(generated, 3),
-            "verification": verification(args.verify_runs),
+            "cited_check": cited_check(args.verify_runs),
             "retrieval": retrieval(kb_dir, args.chunks, args.queries),
             "reindex": reindex(kb_dir, args.files, database),
         }

@@ -94,3 +94,17 @@ def test_memory_below_the_target_load_is_shown_without_a_verdict():
     rows = {row.figure: row for row in load_rows(200, {**FLOORS, "product": run}, 5)}
     peak = rows["S2 200 clients: RSS peak (MB)"]
     assert (peak.product, peak.target, peak.verdict) == ("900.0", "", "")
+
+
+def test_a_cited_answer_check_is_met_under_a_millisecond_and_a_withheld_answer_misses():
+    from bench.report import grounding_rows
+
+    fast = {"answer_chars": 76, "numbers": 2, "grounded": True, "ms": {"p50": 0.4, "p99": 0.9}}
+    slow = {**fast, "ms": {"p50": 1.5, "p99": 3.0}}
+    withheld = {**fast, "grounded": False}
+    for check, expected in ((fast, "ok"), (slow, "MISS"), (withheld, "MISS")):
+        rows = grounding_rows({"cited_check": {"restated": check, "mock": fast}})
+        first = rows[0]
+        assert first.figure.startswith("S3 cited answer check p50, restated retrieved lines")
+        assert first.verdict == expected, (check, first)
+    assert grounding_rows({"cited_check": {"restated": withheld}})[0].product == "withheld"

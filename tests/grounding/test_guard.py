@@ -15,8 +15,8 @@ from grounding.cited import NOT_RETRIEVED, CitedChecker, verify_cited
 from grounding.claims import extract_claims
 from grounding.guard import GuardedStream
 from grounding.references import strip_references
+from grounding.sentences import split_sentences
 from grounding.snippets import Snippet
-from grounding.verification import split_sentences
 
 SNIPPETS = [
     Snippet(

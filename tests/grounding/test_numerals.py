@@ -5,11 +5,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from num2words import num2words
 
+from grounding.cited import verify_cited
 from grounding.guard import GuardedStream
 from grounding.notation import Kind, read_numbers
 from grounding.numerals import spelled_out, with_digits
 from grounding.snippets import Snippet
-from grounding.verification import verify_answer
 
 VALUES = st.integers(min_value=0, max_value=1_000_000)
 
@@ -39,7 +39,8 @@ def test_every_english_cardinal_num2words_writes_reads_back(value):
 def _price_snippet(value: int) -> Snippet:
     return Snippet(
         file="kb/prices.md",
-        text=f"## Priser\n- Årsavgift: {value} kr per år",
+        # The label in both languages: the English answer names the fact's key (rule row 4).
+        text=f"## Priser\n- Årsavgift / annual fee: {value} kr per år",
         start_line=1,
         heading="Priser",
         score=1.0,
@@ -48,7 +49,10 @@ def _price_snippet(value: int) -> Snippet:
 
 @pytest.mark.parametrize(
     ("language", "sentence"),
-    [("sv", "Årsavgiften är {} kronor per år."), ("en", "The annual fee is {} kronor a year.")],
+    [
+        ("sv", "Årsavgiften är {} kronor per år [kb/prices.md:2]."),
+        ("en", "The annual fee is {} kronor a year [kb/prices.md:2]."),
+    ],
 )
 @given(value=st.integers(min_value=2, max_value=1_000_000))
 @settings(max_examples=60, deadline=None)
@@ -58,10 +62,10 @@ def test_a_value_in_words_passes_where_the_kb_states_it_and_its_neighbours_do_no
     """Through the checker: the KB's value in words is grounded; the value +- 1 is withheld."""
     snippets = [_price_snippet(value)]
     right = sentence.format(words(value, language))
-    assert verify_answer(right, snippets).grounded, right
+    assert verify_cited(right, snippets).grounded, right
     for wrong_value in (value - 1, value + 1):
         wrong = sentence.format(words(wrong_value, language))
-        assert not verify_answer(wrong, snippets).grounded, wrong
+        assert not verify_cited(wrong, snippets).grounded, wrong
 
 
 @pytest.mark.parametrize(
@@ -137,7 +141,9 @@ def test_a_numeric_character_with_no_single_digit_is_refused():
     assert read("Det kostar ½ kr.", "sv") == [(Kind.CODE, "00")]
     assert read("Det kostar ⑩ kr.", "sv") == [(Kind.CODE, "00")]
     kb = [Snippet(file="kb/a.md", text="## Avgifter\nStartavgift: 0 kr", start_line=1)]
-    assert not verify_answer("Startavgiften är ⑩ kr.", kb, question="Startavgift?").grounded
+    answer = "Startavgiften är ⑩ kr [kb/a.md:2]."
+    assert not verify_cited(answer, kb, question="Startavgift?").grounded
+    assert verify_cited("Startavgiften är 0 kr [kb/a.md:2].", kb, question="Startavgift?").grounded
 
 
 def read(text: str, language: str) -> list[tuple[Kind, str]]:
@@ -162,13 +168,14 @@ def test_halves_compound_heads_and_idioms(text, expected):
 @pytest.mark.parametrize(
     ("answer", "grounded"),
     [
-        ("Tvätten tar en och en halv timme.", False),  # not "en" before a unit: 1.5, not 1
-        ("Tvätten tar en timme.", True),
-        ("Du får en treårsgaranti.", False),
-        ("Du får en tvåårsgaranti.", True),
-        ("Tusen tack! Startavgiften är 0 kr.", True),
-        ("Byt filtret var tolfte timme.", True),
-        ("Byt filtret var elfte timme.", False),
+        # not "en" before a unit: 1.5, not 1
+        ("Tvätten tar en och en halv timme [kb/a.md:5].", False),
+        ("Tvätten tar en timme [kb/a.md:5].", True),
+        ("Du får en treårsgaranti [kb/a.md:4].", False),
+        ("Du får en tvåårsgaranti [kb/a.md:4].", True),
+        ("Tusen tack! Startavgiften är 0 kr [kb/a.md:3].", True),
+        ("Byt filtret var tolfte timme [kb/a.md:2].", True),
+        ("Byt filtret var elfte timme [kb/a.md:2].", False),
     ],
 )
 def test_words_meet_the_digits_of_the_kb(answer, grounded):
@@ -182,7 +189,7 @@ def test_words_meet_the_digits_of_the_kb(answer, grounded):
             start_line=1,
         )
     ]
-    verdict = verify_answer(answer, kb, question="Hur fungerar tvätten?")
+    verdict = verify_cited(answer, kb, question="Hur fungerar tvätten?")
     assert verdict.grounded is grounded, verdict.unsupported
 
 
@@ -213,19 +220,23 @@ SHIPPED = [
 @pytest.mark.parametrize(
     ("answer", "grounded"),
     [
-        ("Premium kostar femhundra kronor i månaden och har tio TB lagring.", False),
-        ("Premium costs two hundred kronor a month.", False),
-        ("Premium kostar trehundranittionio kronor i månaden.", True),
-        ("Premium kostar 399 tusen kr i månaden.", False),
-        ("Premium kostar 399 miljoner kr i månaden.", False),
-        ("Premium kostar 399 öre i månaden.", False),
-        ("Premium kostar ²⁹⁹ kr i månaden.", False),
-        ("Premium kostar ³⁹⁹ kr i månaden.", True),
-        ("Premium har fem TB lagring.", True),
+        (
+            "Premium kostar femhundra kronor i månaden [kb/pricing.md:2] och har tio TB lagring "
+            "[kb/pricing.md:3].",
+            False,
+        ),
+        ("Premium costs two hundred kronor a month [kb/pricing.md:2].", False),
+        ("Premium kostar trehundranittionio kronor i månaden [kb/pricing.md:2].", True),
+        ("Premium kostar 399 tusen kr i månaden [kb/pricing.md:2].", False),
+        ("Premium kostar 399 miljoner kr i månaden [kb/pricing.md:2].", False),
+        ("Premium kostar 399 öre i månaden [kb/pricing.md:2].", False),
+        ("Premium kostar ²⁹⁹ kr i månaden [kb/pricing.md:2].", False),
+        ("Premium kostar ³⁹⁹ kr i månaden [kb/pricing.md:2].", True),
+        ("Premium har fem TB lagring [kb/pricing.md:3].", True),
     ],
 )
 def test_the_issues_examples_against_the_shipped_kbs_lines(answer, grounded):
-    assert verify_answer(answer, SHIPPED).grounded is grounded, answer
+    assert verify_cited(answer, SHIPPED).grounded is grounded, answer
 
 
 @pytest.mark.parametrize("cut", range(1, 40))
