@@ -60,6 +60,7 @@ MAX_FAILURE_CITATIONS = 3
 class CheckCancelled(Exception):
     """The turn whose answer was being checked is gone: ``CitedChecker.cancel`` was called."""
 
+
 # Terms that name no subject: conditions and the numbers of a clause.
 _NOT_A_NAME = ("bound:", "incl:", "deadline:", "per:", "counts:", "#")
 
