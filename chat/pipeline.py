@@ -54,6 +54,8 @@ class TurnRecord:
     language: str
     status: str | None = None
     draft: str = ""  # what the LLM produced
+    repaired: bool = False  # the guard withheld the draft and the backend was asked once more
+    repair_draft: str = ""  # what the repair round trip produced
     shown: str = ""  # what the client was sent (stream), then the final text
     text: str = ""
     grounded: bool | None = None
@@ -131,6 +133,7 @@ class Turn:
         )
         self._started = time.perf_counter()
         self.interrupted = False  # set when the server stops the turn on shutdown
+        self._repair_accepted = False
 
     async def events(self) -> AsyncIterator[Event]:
         """The turn's events, in protocol order; the question is committed before the first,
@@ -210,30 +213,9 @@ class Turn:
             history=tuple(self.context.history),
         )
         self.record.backend, self.record.model = self.backend.name, self.backend.model
-        stream = self.backend.stream(request)
         try:
-            async for delta in stream:
-                if self.record.ttft_ms is None:
-                    self.record.ttft_ms = self._elapsed_ms()
-                delta = remove_invisible(delta)  # the customer sees what the guard reads
-                self.record.draft += delta
-                # On a KB of thousands of facts a sentence's check runs in a thread: one
-                # question about many like facts must not stall the other customers here.
-                if offload and guard.may_check(delta):
-                    released = await run_check(guard.feed, delta, owner=self.context)
-                else:
-                    released = guard.feed(delta)
-                if released:
-                    yield self._delta(released)
-                if guard.failed is not None:
-                    break
-            else:
-                # The last sentence's check, in a thread only when it states a number.
-                last = offload and guard.may_check("\n")
-                released = (
-                    await run_check(guard.finish, owner=self.context) if last else guard.finish()
-                )
-                if released:
+            async with aclosing(self._guarded(self.backend.stream(request), guard, offload)) as out:
+                async for released in out:
                     yield self._delta(released)
         except LLMError as exc:
             logger.warning("LLM failed for turn %s: %s", self.message_id, exc)
@@ -243,18 +225,91 @@ class Turn:
             yield self._finish(Response(text, self.message_id, False, Status.ERROR))
             return
         finally:
-            # Stops the provider at once when we leave early (guard, cancel).
-            await stream.aclose()
             self.record.token_count = request.usage_tokens
+        draft = self.record.draft
+        if guard.failed is not None and self.backend.can_repair:
+            repair = GuardedStream(context, facts=index.facts, question=self.question)
+            async with aclosing(self._repaired(request, guard, repair, offload)) as out:
+                async for released in out:
+                    yield self._delta(released)
+            if repair.failed is None and self._repair_accepted:
+                guard, draft = repair, self.record.repair_draft
 
         yield StreamEnd("done", self.message_id)
-        yield self._finish(self._verdict_response(result, index, guard))
+        yield self._finish(self._verdict_response(result, index, guard, draft))
+
+    async def _guarded(
+        self, stream: AsyncIterator[str], guard: GuardedStream, offload: bool, *, repair=False
+    ) -> AsyncIterator[str]:
+        """The text ``guard`` releases of ``stream``, until it ends or the guard fails; the
+        draft grows as it arrives (``record.draft``, or ``record.repair_draft``)."""
+        try:
+            async for delta in stream:
+                if self.record.ttft_ms is None:
+                    self.record.ttft_ms = self._elapsed_ms()
+                delta = remove_invisible(delta)  # the customer sees what the guard reads
+                if repair:
+                    self.record.repair_draft += delta
+                else:
+                    self.record.draft += delta
+                # On a KB of thousands of facts a sentence's check runs in a thread: one
+                # question about many like facts must not stall the other customers here.
+                if offload and guard.may_check(delta):
+                    released = await run_check(guard.feed, delta, owner=self.context)
+                else:
+                    released = guard.feed(delta)
+                if released:
+                    yield released
+                if guard.failed is not None:
+                    return
+            # The last sentence's check, in a thread only when it states a number.
+            last = offload and guard.may_check("\n")
+            released = await run_check(guard.finish, owner=self.context) if last else guard.finish()
+            if released:
+                yield released
+        finally:
+            # Stops the provider at once when we leave early (guard, cancel, a mismatch).
+            await stream.aclose()
+
+    async def _repaired(
+        self, request: LLMRequest, first: GuardedStream, repair: GuardedStream, offload: bool
+    ) -> AsyncIterator[str]:
+        """One repair round trip (docs/prompt.md): the model writes the whole answer again,
+        told the guard's reason and what the customer already saw; ``repair`` checks it, and
+        only what follows the part already shown is released. An answer that does not begin
+        with exactly that part is dropped at the first character that differs, and a failure of
+        the provider ends the repair: either way the turn is withheld, as without a repair."""
+        shown = first.released
+        self._repair_accepted = False
+        self.record.repaired = True
+        spent = request.usage_tokens or 0
+        stream = self.backend.repair(
+            request, draft=self.record.draft, reason=first.problem or "", shown=shown
+        )
+        sent = len(shown)
+        try:
+            async with aclosing(self._guarded(stream, repair, offload, repair=True)) as out:
+                async for _ in out:
+                    so_far = repair.released
+                    if not (so_far.startswith(shown) or shown.startswith(so_far)):
+                        return  # it rewrote what the customer saw: withheld
+                    if len(so_far) > sent:
+                        yield so_far[sent:]
+                        sent = len(so_far)
+            self._repair_accepted = repair.released.startswith(shown)
+        except LLMError as exc:
+            logger.warning("LLM repair failed for turn %s: %s", self.message_id, exc)
+            self.record.error = f"repair: {exc}"
+        finally:
+            self.record.token_count = spent + (request.usage_tokens or 0)
 
     # -- helpers ---------------------------------------------------------------
 
-    def _verdict_response(self, result: RetrievalResult, index, guard: GuardedStream) -> Response:
+    def _verdict_response(
+        self, result: RetrievalResult, index, guard: GuardedStream, draft: str
+    ) -> Response:
         # The guard's checker already analysed these snippets: the final verdict reuses it.
-        verdict = guard.checker.verdict(self.record.draft)
+        verdict = guard.checker.verdict(draft)
         citations = with_titles([c.as_dict() for c in verdict.citations], index)
         # What the customer was shown: the draft without its references.
         shown = guard.released

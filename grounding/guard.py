@@ -88,6 +88,15 @@ class GuardedStream:
         """The client-facing reason the stream stopped, if it did."""
         return failure_reason(self.failed) if self.failed is not None else None
 
+    @property
+    def problem(self) -> str | None:
+        """What failed, in the words a model can act on (the repair round trip's reason):
+        the number as written, its kind and the check it failed."""
+        failed = self.failed
+        if failed is None:
+            return None
+        return f'"{failed.text}" ({failed.kind}): {failed.reason}'
+
     def feed(self, delta: str) -> str:
         """Take the next delta; return the text that is safe to send now (maybe "")."""
         if self.failed is not None or self._finished or not delta:
