@@ -252,9 +252,7 @@ class OpenAIBackend(LLMBackend):
             )
         )
 
-    def repair_body(
-        self, request: LLMRequest, *, draft: str, reason: str, shown: str = ""
-    ) -> dict:
+    def repair_body(self, request: LLMRequest, *, draft: str, reason: str, shown: str = "") -> dict:
         """The JSON body of the repair round trip: the turn, the draft and the guard's reason."""
         return self._body(
             build_repair_messages(
