@@ -349,3 +349,17 @@ def test_may_check_says_which_feed_verifies_a_number(deltas, expected):
         seen.append(guard.may_check(delta))
         guard.feed(delta)
     assert seen == expected
+
+
+def test_a_withheld_number_is_described_for_the_repair_round_trip():
+    """``problem`` names the number as written, its kind and why it failed; none while
+    nothing failed."""
+    guard = GuardedStream([Snippet("kb/pricing.md", "Premium: 399 kr/månad", 18)])
+    assert guard.problem is None
+
+    guard.feed("Premium kostar 499 kr/månad [kb/pricing.md:18].")
+    guard.finish()
+
+    assert guard.failed is not None
+    assert guard.problem == f'"{guard.failed.text}" ({guard.failed.kind}): {guard.failed.reason}'
+    assert "499" in guard.problem
