@@ -109,25 +109,20 @@ def turn_outcome(index, question: str, draft: str, shown: str = "") -> dict:
     shown (``passed``), what it released (``released``) and, when it withheld it, its reason
     for the repair (``problem``). With ``shown``, a draft that does not begin with it fails,
     as a repair does in ``chat.pipeline``."""
-    from grounding.guard import GuardedStream
+    from grounding.guard import ContinuedStream, GuardedStream
     from grounding.retrieval import retrieve
 
     result = retrieve(index, question)
     guard = GuardedStream(result.context, facts=index.facts, question=question)
+    stream = ContinuedStream(guard, shown)
     for delta in _DELTAS.findall(draft):
-        guard.feed(delta)
-        released = guard.released
-        if guard.failed is not None or not (
-            released.startswith(shown) or shown.startswith(released)
-        ):
+        stream.feed(delta)
+        if stream.stopped:
             break
     else:
-        guard.finish()
+        stream.finish()
     passed = (
-        guard.failed is None
-        and guard.released.startswith(shown)
-        and guard.checker.verdict(draft).grounded
-        and bool(guard.released.strip())
+        stream.accepted and guard.checker.verdict(draft).grounded and bool(guard.released.strip())
     )
     return {"passed": passed, "released": guard.released, "problem": guard.problem}
 

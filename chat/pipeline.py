@@ -33,7 +33,7 @@ from chat.llm import LLMBackend, LLMError, LLMRequest
 from chat.models import Message
 from chat.verify_pool import run_check
 from grounding.answer_check import unsupported_with_locations
-from grounding.guard import GuardedStream
+from grounding.guard import ContinuedStream, GuardedStream
 from grounding.index import KBIndex
 from grounding.retrieval import RetrievalResult, is_follow_up, retrieve
 from grounding.text import marked_language, remove_invisible
@@ -239,9 +239,14 @@ class Turn:
         yield self._finish(self._verdict_response(result, index, guard, draft))
 
     async def _guarded(
-        self, stream: AsyncIterator[str], guard: GuardedStream, offload: bool, *, repair=False
+        self,
+        stream: AsyncIterator[str],
+        guard: GuardedStream | ContinuedStream,
+        offload: bool,
+        *,
+        repair: bool = False,
     ) -> AsyncIterator[str]:
-        """The text ``guard`` releases of ``stream``, until it ends or the guard fails; the
+        """The text ``guard`` releases of ``stream``, until it ends or the guard stops; the
         draft grows as it arrives (``record.draft``, or ``record.repair_draft``)."""
         try:
             async for delta in stream:
@@ -260,7 +265,7 @@ class Turn:
                     released = guard.feed(delta)
                 if released:
                     yield released
-                if guard.failed is not None:
+                if guard.stopped:
                     return
             # The last sentence's check, in a thread only when it states a number.
             last = offload and guard.may_check("\n")
@@ -276,9 +281,10 @@ class Turn:
     ) -> AsyncIterator[str]:
         """One repair round trip (docs/prompt.md): the model writes the whole answer again,
         told the guard's reason and what the customer already saw; ``repair`` checks it, and
-        only what follows the part already shown is released. An answer that does not begin
-        with exactly that part is dropped at the first character that differs, and a failure of
-        the provider ends the repair: either way the turn is withheld, as without a repair."""
+        only what follows the part already shown is released (``ContinuedStream``). An answer
+        that does not begin with exactly that part is dropped at the first character that
+        differs, and a failure of the provider ends the repair: either way the turn is
+        withheld, as without a repair."""
         shown = first.released
         self._repair_accepted = False
         self.record.repaired = True
@@ -286,17 +292,12 @@ class Turn:
         stream = self.backend.repair(
             request, draft=self.record.draft, reason=first.problem or "", shown=shown
         )
-        sent = len(shown)
+        continued = ContinuedStream(repair, shown)
         try:
-            async with aclosing(self._guarded(stream, repair, offload, repair=True)) as out:
-                async for _ in out:
-                    so_far = repair.released
-                    if not (so_far.startswith(shown) or shown.startswith(so_far)):
-                        return  # it rewrote what the customer saw: withheld
-                    if len(so_far) > sent:
-                        yield so_far[sent:]
-                        sent = len(so_far)
-            self._repair_accepted = repair.released.startswith(shown)
+            async with aclosing(self._guarded(stream, continued, offload, repair=True)) as out:
+                async for released in out:
+                    yield released
+            self._repair_accepted = continued.accepted
         except LLMError as exc:
             logger.warning("LLM repair failed for turn %s: %s", self.message_id, exc)
             self.record.error = f"repair: {exc}"

@@ -5,6 +5,7 @@ every number is followed by the KB line it comes from (``[kb/pricing.md:3]``), t
 id or ``[Q]``. The released text never holds a reference or a chunk marker.
 """
 
+import re
 from itertools import pairwise
 
 import pytest
@@ -13,7 +14,7 @@ from hypothesis import strategies as st
 
 from grounding.cited import NOT_RETRIEVED, CitedChecker, verify_cited
 from grounding.claims import extract_claims
-from grounding.guard import GuardedStream
+from grounding.guard import ContinuedStream, GuardedStream
 from grounding.references import strip_references
 from grounding.snippets import Snippet
 from grounding.verification import split_sentences
@@ -363,3 +364,42 @@ def test_a_withheld_number_is_described_for_the_repair_round_trip():
     assert guard.failed is not None
     assert guard.problem == f'"{guard.failed.text}" ({guard.failed.kind}): {guard.failed.reason}'
     assert "499" in guard.problem
+
+
+# -- a repair that continues what was shown -------------------------------------
+
+PREMIUM = [Snippet("kb/pricing.md", "Premium: 399 kr/månad", 18)]
+
+
+def _continue(shown: str, answer: str) -> tuple[ContinuedStream, str]:
+    """Stream ``answer`` word by word into a ``ContinuedStream`` after ``shown``."""
+    stream = ContinuedStream(GuardedStream(PREMIUM), shown)
+    out = "".join(stream.feed(word) for word in re.findall(r"\S+\s*", answer))
+    return stream, out + stream.finish()
+
+
+def test_a_continued_answer_releases_only_what_follows_what_was_shown():
+    stream, out = _continue("Premium kostar ", "Premium kostar 399 kr/månad [kb/pricing.md:18].")
+
+    assert out == "399 kr/månad."
+    assert stream.accepted and stream.guard.released == "Premium kostar 399 kr/månad."
+
+
+def test_a_continued_answer_that_rewrites_what_was_shown_stops_and_is_not_accepted():
+    stream, out = _continue(
+        "Premium kostar ", "Priset för Premium är 399 kr/månad [kb/pricing.md:18]."
+    )
+
+    assert out == "" and stream.diverged and stream.stopped and not stream.accepted
+
+
+def test_a_continued_answer_that_ends_within_what_was_shown_is_not_accepted():
+    stream, out = _continue("Premium kostar ", "Premium")
+
+    assert out == "" and not stream.accepted
+
+
+def test_a_continued_answer_whose_number_fails_is_not_accepted():
+    stream, out = _continue("Premium kostar ", "Premium kostar 299 kr/månad [kb/pricing.md:18].")
+
+    assert out == "" and stream.guard.failed is not None and not stream.accepted
