@@ -5,6 +5,9 @@ the events of SPEC section 4 in order (``StreamDelta``*, ``StreamEnd``,
 ``Response``, then ``ActionSuggested`` when the message asked for an action),
 or only ``ToPerson`` when the turn's first write finds that a person owns the
 conversation (the message is theirs; nothing of the turn is recorded).
+When the guard withholds an answer and the backend ``can_repair``, the turn
+asks once more (``_repaired``, docs/prompt.md): the repaired answer streams on
+after what was already shown, or the answer is withheld as before.
 Closing the generator early (cancel, disconnect) records the turn as
 cancelled. Nothing here touches the database on the token path: retrieval
 and verification run in memory, the audit row is written after the turn.

@@ -11,6 +11,7 @@ import json
 
 import pytest
 
+from chat.composition import turn_services
 from chat.llm.mock import MockBackend
 from tests.chat.conftest import open_socket, run_turn
 from tests.chat.test_openai_turns import assistant
@@ -32,11 +33,18 @@ def repair_ask(provider) -> str:
     return provider.requests[1].body["messages"][-1]["content"]
 
 
-async def test_a_wrong_answer_the_repair_fixes_streams_only_the_fixed_number(provider):
+@pytest.mark.parametrize("in_thread", [False, True], ids=["on-the-loop", "checks-in-a-thread"])
+async def test_a_wrong_answer_the_repair_fixes_streams_only_the_fixed_number(
+    provider, settings, in_thread
+):
     """499 is withheld, the repair's 399 streams once after the words already shown, and the
-    response maps it to its line."""
+    response maps it to its line; the same when the checks run in a worker thread (a large
+    KB, ``VERIFY_IN_THREAD_FACTS``)."""
+    if in_thread:
+        settings.VERIFY_IN_THREAD_FACTS = 0
     provider.enqueue(Reply.from_text(WRONG), Reply.from_text(RIGHT))
     ws = await open_socket()
+    assert (turn_services().verify_in_thread_above == 0) is in_thread
 
     frames = await run_turn(ws, QUESTION)
 
