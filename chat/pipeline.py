@@ -5,6 +5,9 @@ the events of SPEC section 4 in order (``StreamDelta``*, ``StreamEnd``,
 ``Response``, then ``ActionSuggested`` when the message asked for an action),
 or only ``ToPerson`` when the turn's first write finds that a person owns the
 conversation (the message is theirs; nothing of the turn is recorded).
+When the guard withholds an answer and the backend ``can_repair``, the turn
+asks once more (``_repaired``, docs/prompt.md): the repaired answer streams on
+after what was already shown, or the answer is withheld as before.
 Closing the generator early (cancel, disconnect) records the turn as
 cancelled. Nothing here touches the database on the token path: retrieval
 and verification run in memory, the audit row is written after the turn.
@@ -33,7 +36,7 @@ from chat.llm import LLMBackend, LLMError, LLMRequest
 from chat.models import Message
 from chat.verify_pool import run_check
 from grounding.answer_check import unsupported_with_locations
-from grounding.guard import GuardedStream
+from grounding.guard import ContinuedStream, GuardedStream
 from grounding.index import KBIndex
 from grounding.retrieval import RetrievalResult, is_follow_up, retrieve
 from grounding.text import marked_language, remove_invisible
@@ -54,6 +57,8 @@ class TurnRecord:
     language: str
     status: str | None = None
     draft: str = ""  # what the LLM produced
+    repaired: bool = False  # the guard withheld the draft and the backend was asked once more
+    repair_draft: str = ""  # what the repair round trip produced
     shown: str = ""  # what the client was sent (stream), then the final text
     text: str = ""
     grounded: bool | None = None
@@ -132,6 +137,7 @@ class Turn:
         )
         self._started = time.perf_counter()
         self.interrupted = False  # set when the server stops the turn on shutdown
+        self._repair_accepted = False
 
     async def events(self) -> AsyncIterator[Event]:
         """The turn's events, in protocol order; the question is committed before the first,
@@ -203,13 +209,6 @@ class Turn:
         # A check's cost grows with the KB's like facts; on a small KB a thread hop would
         # cost more than the check.
         offload = len(index.facts) > self.services.verify_in_thread_above
-        many = self.services.verify_in_thread_numbers
-
-        def in_thread(delta: str) -> bool:
-            """Whether the check ``delta`` brings is costly enough for the pool: any check on
-            a big KB, one of many numbers (each a pass over its fact's group) on any KB."""
-            count = guard.numbers_to_check(delta)
-            return count > 0 and (offload or count > many)
 
         request = LLMRequest(
             question=self.question,
@@ -219,34 +218,9 @@ class Turn:
             history=tuple(self.context.history),
         )
         self.record.backend, self.record.model = self.backend.name, self.backend.model
-        stream = self.backend.stream(request)
         try:
-            async for delta in stream:
-                if self.record.ttft_ms is None:
-                    self.record.ttft_ms = self._elapsed_ms()
-                delta = remove_invisible(delta)  # the customer sees what the guard reads
-                self.record.draft += delta
-                # On a KB of thousands of facts a sentence's check runs in a thread: one
-                # question about many like facts must not stall the other customers here.
-                if in_thread(delta):
-                    released = await run_check(
-                        guard.feed, delta, owner=self.context, cancel=guard.cancel
-                    )
-                else:
-                    released = guard.feed(delta)
-                if released:
-                    yield self._delta(released)
-                if guard.failed is not None:
-                    break
-            else:
-                # The last sentence's check, in a thread only when it states a number.
-                last = in_thread("\n")
-                released = (
-                    await run_check(guard.finish, owner=self.context, cancel=guard.cancel)
-                    if last
-                    else guard.finish()
-                )
-                if released:
+            async with aclosing(self._guarded(self.backend.stream(request), guard, offload)) as out:
+                async for released in out:
                     yield self._delta(released)
         except LLMError as exc:
             logger.warning("LLM failed for turn %s: %s", self.message_id, exc)
@@ -256,18 +230,103 @@ class Turn:
             yield self._finish(Response(text, self.message_id, False, Status.ERROR))
             return
         finally:
-            # Stops the provider at once when we leave early (guard, cancel).
-            await stream.aclose()
             self.record.token_count = request.usage_tokens
+        draft = self.record.draft
+        if guard.failed is not None and self.backend.can_repair:
+            repair = GuardedStream(context, facts=index.facts, question=self.question)
+            async with aclosing(self._repaired(request, guard, repair, offload)) as out:
+                async for released in out:
+                    yield self._delta(released)
+            if repair.failed is None and self._repair_accepted:
+                guard, draft = repair, self.record.repair_draft
 
         yield StreamEnd("done", self.message_id)
-        yield self._finish(self._verdict_response(result, index, guard))
+        yield self._finish(self._verdict_response(result, index, guard, draft))
+
+    async def _guarded(
+        self,
+        stream: AsyncIterator[str],
+        guard: GuardedStream | ContinuedStream,
+        offload: bool,
+        *,
+        repair: bool = False,
+    ) -> AsyncIterator[str]:
+        """The text ``guard`` releases of ``stream``, until it ends or the guard stops; the
+        draft grows as it arrives (``record.draft``, or ``record.repair_draft``)."""
+        try:
+            async for delta in stream:
+                if self.record.ttft_ms is None:
+                    self.record.ttft_ms = self._elapsed_ms()
+                delta = remove_invisible(delta)  # the customer sees what the guard reads
+                if repair:
+                    self.record.repair_draft += delta
+                else:
+                    self.record.draft += delta
+                # On a KB of thousands of facts a sentence's check runs in a thread: one
+                # question about many like facts must not stall the other customers here.
+                if self._in_thread(guard, delta, offload):
+                    released = await run_check(
+                        guard.feed, delta, owner=self.context, cancel=guard.cancel
+                    )
+                else:
+                    released = guard.feed(delta)
+                if released:
+                    yield released
+                if guard.stopped:
+                    return
+            # The last sentence's check, in a thread only when it states a number.
+            if self._in_thread(guard, "\n", offload):
+                released = await run_check(guard.finish, owner=self.context, cancel=guard.cancel)
+            else:
+                released = guard.finish()
+            if released:
+                yield released
+        finally:
+            # Stops the provider at once when we leave early (guard, cancel, a mismatch).
+            await stream.aclose()
+
+    async def _repaired(
+        self, request: LLMRequest, first: GuardedStream, repair: GuardedStream, offload: bool
+    ) -> AsyncIterator[str]:
+        """One repair round trip (docs/prompt.md): the model writes the whole answer again,
+        told the guard's reason and what the customer already saw; ``repair`` checks it, and
+        only what follows the part already shown is released (``ContinuedStream``). An answer
+        that does not begin with exactly that part is dropped at the first character that
+        differs, and a failure of the provider ends the repair: either way the turn is
+        withheld, as without a repair."""
+        shown = first.released
+        self._repair_accepted = False
+        self.record.repaired = True
+        spent = request.usage_tokens or 0
+        stream = self.backend.repair(
+            request, draft=self.record.draft, reason=first.problem or "", shown=shown
+        )
+        continued = ContinuedStream(repair, shown)
+        try:
+            async with aclosing(self._guarded(stream, continued, offload, repair=True)) as out:
+                async for released in out:
+                    yield released
+            self._repair_accepted = continued.accepted
+        except LLMError as exc:
+            logger.warning("LLM repair failed for turn %s: %s", self.message_id, exc)
+            self.record.error = f"repair: {exc}"
+        finally:
+            self.record.token_count = spent + (request.usage_tokens or 0)
 
     # -- helpers ---------------------------------------------------------------
 
-    def _verdict_response(self, result: RetrievalResult, index, guard: GuardedStream) -> Response:
+    def _in_thread(self, guard: GuardedStream | ContinuedStream, delta: str, offload: bool) -> bool:
+        """Whether the check ``delta`` brings goes to the verification pool: any check on a
+        big KB (``offload``), and on any KB one of many numbers (each a pass over its fact's
+        group)."""
+        count = guard.numbers_to_check(delta)
+        return count > 0 and (offload or count > self.services.verify_in_thread_numbers)
+
+    def _verdict_response(
+        self, result: RetrievalResult, index, guard: GuardedStream, draft: str
+    ) -> Response:
         # The guard's checker already analysed these snippets: the final verdict reuses it.
-        verdict = guard.checker.verdict(self.record.draft)
+        verdict = guard.checker.verdict(draft)
         citations = with_titles([c.as_dict() for c in verdict.citations], index)
         # What the customer was shown: the draft without its references.
         shown = guard.released

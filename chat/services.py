@@ -125,11 +125,16 @@ def turns_complete(*, completions: list[tuple[object, int | None]]) -> list[int]
     return pks
 
 
+# Between the withheld draft and the repair round trip's in the stored ``draft``.
+REPAIR_SEPARATOR = "\n\n--- repair ---\n"
 # What a turn's completion writes on its answer row, from the ``TurnRecord``.
 _COMPLETED_FIELDS = {
     "text": lambda r: made_storable(r.text),
     "status": lambda r: r.status,
-    "draft": lambda r: made_storable(r.draft),
+    # After a repair round trip, both drafts: the withheld one, then the repair's.
+    "draft": lambda r: made_storable(
+        r.draft + (REPAIR_SEPARATOR + r.repair_draft if getattr(r, "repaired", False) else "")
+    ),
     "grounded": lambda r: r.grounded,
     "block_reason": lambda r: made_storable(r.block_reason)[:200],
     "unsupported": lambda r: r.unsupported,

@@ -94,6 +94,20 @@ class GuardedStream:
         """The client-facing reason the stream stopped, if it did."""
         return failure_reason(self.failed) if self.failed is not None else None
 
+    @property
+    def stopped(self) -> bool:
+        """Whether the stream stopped (a number failed): the caller stops reading."""
+        return self.failed is not None
+
+    @property
+    def problem(self) -> str | None:
+        """What failed, in the words a model can act on (the repair round trip's reason):
+        the number as written, its kind and the check it failed."""
+        failed = self.failed
+        if failed is None:
+            return None
+        return f'"{failed.text}" ({failed.kind}): {failed.reason}'
+
     def feed(self, delta: str) -> str:
         """Take the next delta; return the text that is safe to send now (maybe "")."""
         if self.failed is not None or self._finished or not delta:
@@ -220,3 +234,65 @@ class GuardedStream:
             self._released.append(text)
             self._length += len(text)
         return text
+
+
+class ContinuedStream:
+    """A second answer (the repair round trip) that must begin with what the customer already
+    saw of the first: ``shown``, the first guard's ``released``.
+
+    ``guard`` (a fresh ``GuardedStream``) checks the new answer as it streams; ``feed`` and
+    ``finish`` return only what it releases beyond ``shown``. Once its released text differs
+    from ``shown`` (at the first character that differs, or when it ends shorter) the stream
+    ``diverged``: it stops, and the answer is not ``accepted``. Pure, like the guard.
+    """
+
+    def __init__(self, guard: GuardedStream, shown: str) -> None:
+        self.guard = guard
+        self.shown = shown
+        self.diverged = False
+        self._sent = len(shown)
+        self._finished = False
+
+    @property
+    def stopped(self) -> bool:
+        return self.diverged or self.guard.failed is not None
+
+    @property
+    def accepted(self) -> bool:
+        """The whole new answer was checked, began with ``shown``, and no number failed."""
+        return self._finished and not self.stopped
+
+    def may_check(self, delta: str) -> bool:
+        return self.guard.may_check(delta)
+
+    def numbers_to_check(self, delta: str) -> int:
+        return self.guard.numbers_to_check(delta)
+
+    def cancel(self) -> None:
+        self.guard.cancel()
+
+    def feed(self, delta: str) -> str:
+        if self.stopped or self._finished:
+            return ""
+        self.guard.feed(delta)
+        return self._beyond_shown()
+
+    def finish(self) -> str:
+        if self.stopped or self._finished:
+            return ""
+        self._finished = True
+        self.guard.finish()
+        out = self._beyond_shown()
+        if not self.guard.released.startswith(self.shown):
+            self.diverged = True  # it ended within what was shown
+        return "" if self.stopped else out
+
+    def _beyond_shown(self) -> str:
+        released, shown = self.guard.released, self.shown
+        if not (released.startswith(shown) or shown.startswith(released)):
+            self.diverged = True
+            return ""
+        if len(released) <= self._sent:
+            return ""
+        out, self._sent = released[self._sent :], len(released)
+        return out

@@ -33,6 +33,9 @@ class LLMRequest:
     cite: bool = False
     # Filled in by the backend while it streams.
     usage_tokens: int | None = field(default=None)
+    # The turn's LLM deadline (the backend's clock), set by the first ``stream``: a repair
+    # round trip ends by it too, it does not get a deadline of its own.
+    deadline: float | None = field(default=None)
 
 
 class LLMBackend(abc.ABC):
@@ -56,8 +59,11 @@ class LLMBackend(abc.ABC):
     #: be the same one.
     can_repair: bool = False
 
-    def repair(self, request: LLMRequest, *, draft: str, reason: str) -> AsyncIterator[str]:
-        """One repair round trip: the answer again, told why ``draft`` was withheld.
+    def repair(
+        self, request: LLMRequest, *, draft: str, reason: str, shown: str = ""
+    ) -> AsyncIterator[str]:
+        """One repair round trip: the answer again, told why ``draft`` was withheld and that
+        the customer already saw ``shown`` (its beginning, which the new answer repeats).
 
         Streams like ``stream``; the caller checks the new answer with a fresh guard.
         """

@@ -252,13 +252,14 @@ class OpenAIBackend(LLMBackend):
             )
         )
 
-    def repair_body(self, request: LLMRequest, *, draft: str, reason: str) -> dict:
+    def repair_body(self, request: LLMRequest, *, draft: str, reason: str, shown: str = "") -> dict:
         """The JSON body of the repair round trip: the turn, the draft and the guard's reason."""
         return self._body(
             build_repair_messages(
                 request,
                 draft=draft,
                 reason=reason,
+                shown=shown,
                 token_budget=self.prompt_token_budget,
                 history_exchanges=self.history_exchanges,
             )
@@ -290,20 +291,25 @@ class OpenAIBackend(LLMBackend):
             async for text in deltas:
                 yield text
 
-    async def repair(self, request: LLMRequest, *, draft: str, reason: str) -> AsyncIterator[str]:
-        """The answer again, with ``draft`` and the guard's ``reason`` (one more request).
+    async def repair(
+        self, request: LLMRequest, *, draft: str, reason: str, shown: str = ""
+    ) -> AsyncIterator[str]:
+        """The answer again, with ``draft``, the guard's ``reason`` and what was ``shown``.
 
-        Same retries, timeouts and cancellation as ``stream``; ``request.usage_tokens`` is
-        this round trip's count.
+        Same retries, timeouts and cancellation as ``stream``, within the turn's deadline
+        (``request.deadline``, set by ``stream``): the repair adds no time of its own.
+        ``request.usage_tokens`` is this round trip's count.
         """
-        body = self.repair_body(request, draft=draft, reason=reason)
+        body = self.repair_body(request, draft=draft, reason=reason, shown=shown)
         async with aclosing(self._stream_body(request, body)) as deltas:
             async for text in deltas:
                 yield text
 
     async def _stream_body(self, request: LLMRequest, body: dict) -> AsyncIterator[str]:
         loop = asyncio.get_running_loop()
-        total_deadline = loop.time() + self.total_timeout
+        if request.deadline is None:
+            request.deadline = loop.time() + self.total_timeout
+        total_deadline = request.deadline
         for attempt in range(self.max_retries + 1):
             started = False
             try:

@@ -74,6 +74,9 @@ INSTRUCTIONS = {
 }
 # One repair round trip (``build_repair_messages``): the guard's reason for withholding the
 # draft, and the rules again in short. The reason is the guard's own words, cut to this length.
+# When the customer already saw the beginning of the draft (the guard released it before the
+# sentence that failed), ``REPAIR_SHOWN`` quotes it: the new answer must begin with exactly
+# that text, since the pipeline releases only what comes after it (docs/prompt.md).
 REPAIR_REASON_LIMIT = 300
 REPAIR = {
     "sv": (
@@ -89,6 +92,16 @@ REPAIR = {
         "right after it the reference of the line that states it. If you remove a number you "
         "cannot support, write no other number instead. If the context does not answer the "
         "question, answer exactly: I couldn't find any references to this in the knowledge base."
+    ),
+}
+REPAIR_SHOWN = {
+    "sv": (
+        "\nKunden har redan sett början av ditt svar (utan referenser): «{shown}»\n"
+        "Börja ditt nya svar med exakt den texten och skriv sedan resten."
+    ),
+    "en": (
+        "\nThe customer has already seen the beginning of your answer (without references): "
+        "«{shown}»\nBegin your new answer with exactly that text, then write the rest."
     ),
 }
 CONTEXT_HEADING = {"sv": "Kontext:", "en": "Context:"}
@@ -183,18 +196,23 @@ def build_repair_messages(
     reason: str,
     token_budget: int,
     history_exchanges: int = 5,
+    shown: str = "",
 ) -> list[dict]:
     """The turn's messages, then the withheld ``draft`` and the request to write it again.
 
-    ``reason`` is the guard's (cut to ``REPAIR_REASON_LIMIT`` characters); the draft and the
+    ``reason`` is the guard's (cut to ``REPAIR_REASON_LIMIT`` characters); ``shown`` what the
+    customer already saw of the draft, which the new answer must begin with. The draft and the
     repair request stay whatever the budget: the trimming of ``build_messages`` applies to
     the turn's own messages, with the draft and the request counted in.
     """
     language = prompt_language(request.language)
     reason = " ".join(reason.split())[:REPAIR_REASON_LIMIT] or "-"
+    ask = REPAIR[language].format(reason=reason)
+    if shown.strip():
+        ask += REPAIR_SHOWN[language].format(shown=shown)
     tail = [
         {"role": "assistant", "content": draft},
-        {"role": "user", "content": REPAIR[language].format(reason=reason)},
+        {"role": "user", "content": ask},
     ]
     spent = estimate_messages_tokens(tail) - REPLY_PRIMING_TOKENS
     messages = build_messages(

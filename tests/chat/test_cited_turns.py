@@ -70,10 +70,11 @@ async def test_a_cited_right_number_streams_without_its_reference_and_maps_to_it
     ids=["wrong-value", "sibling-line", "sibling-value", "no-reference", "other-line", "words"],
 )
 async def test_a_wrong_cited_number_is_withheld_and_never_streamed(provider, answer, never):
-    """Each mistake is withheld: neither the stream nor the final text shows the number or a
-    reference (the citations under a refusal quote the KB, as before)."""
+    """Each mistake, made again in the repair round trip, is withheld: neither the stream nor
+    the final text shows the number or a reference (the citations under a refusal quote the
+    KB, as before)."""
     ws, _ = await citing_socket(provider)
-    provider.enqueue(Reply.from_text(answer))
+    provider.enqueue(Reply.from_text(answer), Reply.from_text(answer))
 
     frames = await run_turn(ws, QUESTION, message_id="m2")
 
@@ -81,6 +82,7 @@ async def test_a_wrong_cited_number_is_withheld_and_never_streamed(provider, ans
     shown = streamed(frames) + frames[-1]["text"]
     assert never not in shown and not REFERENCE.search(shown)
     assert not frames[-1].get("numbers")
+    assert len(provider.requests) == 3  # the probe, the answer and its one repair
     await ws.disconnect()
 
 

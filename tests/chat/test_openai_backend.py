@@ -150,6 +150,25 @@ async def test_closing_a_repair_closes_the_provider_connection(server, make_back
     assert await server.client_close(timeout=1.0)
 
 
+async def test_a_repair_ends_by_the_turns_deadline_not_a_new_one(server, make_backend):
+    """The repair round trip shares the turn's ``total_timeout``: a first answer that used
+    most of it leaves the repair only the rest."""
+    server.enqueue(Reply(deltas=("Basic ", "kostar ", "90 kr."), delay=0.25))
+    server.enqueue(Reply(deltas=("ord ",) * 40, delay=0.1))
+    backend = make_backend(total_timeout=1.5, first_token_timeout=1.0)
+    request = question()
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    draft = "".join(await collect(backend, request))
+
+    with pytest.raises(LLMError, match=r"longer than 1\.5 s"):
+        async for _ in backend.repair(request, draft=draft, reason=REASON):
+            pass
+
+    assert loop.time() - started < 1.5 + 0.5  # not 1.5 s more for the repair
+    assert request.deadline == pytest.approx(started + 1.5, abs=0.2)
+
+
 def test_the_mock_does_not_repair():
     """The mock's answer would be the same again: it says so instead of asking."""
     mock = MockBackend()

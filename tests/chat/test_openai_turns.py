@@ -50,10 +50,10 @@ async def test_provider_answer_is_streamed_and_grounded(provider):
 
 
 async def test_wrong_number_from_the_provider_never_reaches_a_frame(provider):
-    """Scripted to say 777, the turn is withheld and no frame carries 777."""
-    provider.enqueue(
-        Reply.from_text("Premium kostar 777 kr/månad [kb/pricing.md:18]. Det är billigt.")
-    )
+    """Scripted to say 777, and 777 again when asked to repair it, the turn is withheld and
+    no frame carries 777."""
+    wrong = Reply.from_text("Premium kostar 777 kr/månad [kb/pricing.md:18]. Det är billigt.")
+    provider.enqueue(wrong, wrong)
     ws = await open_socket()
     frames = await run_turn(ws, "Vad kostar premium?")
     assert frames[-1]["grounded"] is False
@@ -61,6 +61,7 @@ async def test_wrong_number_from_the_provider_never_reaches_a_frame(provider):
     assert not any("777" in json.dumps(f) for f in frames)
     row = await assistant("m1")
     assert row.status == "withheld" and "777" in row.draft
+    assert len(provider.requests) == 2  # the one repair round trip
     await ws.disconnect()
 
 
@@ -73,9 +74,9 @@ async def test_wrong_number_from_the_provider_never_reaches_a_frame(provider):
     ],
 )
 async def test_a_wrong_number_spelled_in_words_never_reaches_a_frame(provider, spelled):
-    """The provider spells a wrong number, token by token: no stream frame carries any of
-    its words, and the answer is withheld."""
-    provider.enqueue(Reply.from_text(spelled))
+    """The provider spells a wrong number, token by token, and again in its repair: no
+    stream frame carries any of its words, and the answer is withheld."""
+    provider.enqueue(Reply.from_text(spelled), Reply.from_text(spelled))
     ws = await open_socket()
     frames = await run_turn(ws, "Vad kostar premium?")
     assert frames[-1]["grounded"] is False

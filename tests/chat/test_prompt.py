@@ -8,6 +8,7 @@ from chat.llm.prompt import (
     INSTRUCTIONS,
     assemble,
     build_messages,
+    build_repair_messages,
     estimate_messages_tokens,
     estimate_tokens,
     prompt_language,
@@ -245,3 +246,41 @@ def test_trimming_keeps_a_greedy_prefix_of_snippets_and_suffix_of_history(
             language=language, snippets=snippets[: kept_snippets + 1], history=[], question=question
         )
         assert estimate_messages_tokens(one_more) > budget
+
+
+# -- the repair request --------------------------------------------------------
+
+
+def test_a_repair_quotes_what_the_customer_saw_and_asks_to_begin_with_it():
+    """The shown part (as the customer read it) is quoted in the repair request, in the
+    conversation's language; without one the request does not mention it."""
+    request = LLMRequest(question="What does Basic cost?", snippets=[PRICING], language="en")
+    draft = "Basic costs 90 SEK/month [kb/pricing.md:4]."
+
+    shown = build_repair_messages(
+        request, draft=draft, reason="r", shown="Basic costs ", token_budget=6000
+    )
+    unshown = build_repair_messages(request, draft=draft, reason="r", token_budget=6000)
+
+    ask = shown[-1]["content"]
+    assert "«Basic costs »" in ask and "Begin your new answer with exactly that text" in ask
+    assert "«" not in unshown[-1]["content"]
+    assert shown[:-1] == unshown[:-1]  # the turn's messages and the draft, unchanged
+    assert shown[-2] == {"role": "assistant", "content": draft}
+
+
+def test_a_repair_stays_within_the_token_budget_with_its_shown_part():
+    """The quoted part is counted in: the turn's snippets give way to it, the draft and the
+    request stay."""
+    snippets = [PRICING, CONTACT, PRICING]
+    request = LLMRequest(question="Vad kostar Basic?", snippets=snippets)
+    shown = "Basic kostar " * 40
+    full = build_repair_messages(request, draft="x", reason="r", shown=shown, token_budget=6000)
+    budget = estimate_messages_tokens(full) - 1
+
+    trimmed = build_repair_messages(
+        request, draft="x", reason="r", shown=shown, token_budget=budget
+    )
+
+    assert estimate_messages_tokens(trimmed) <= budget
+    assert trimmed[-1] == full[-1] and trimmed[-2] == full[-2]

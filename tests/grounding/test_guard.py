@@ -5,6 +5,7 @@ every number is followed by the KB line it comes from (``[kb/pricing.md:3]``), t
 id or ``[Q]``. The released text never holds a reference or a chunk marker.
 """
 
+import re
 from itertools import pairwise
 
 import pytest
@@ -13,7 +14,7 @@ from hypothesis import strategies as st
 
 from grounding.cited import NOT_RETRIEVED, CitedChecker, verify_cited
 from grounding.claims import extract_claims
-from grounding.guard import GuardedStream
+from grounding.guard import ContinuedStream, GuardedStream
 from grounding.references import strip_references
 from grounding.sentences import split_sentences
 from grounding.snippets import Snippet
@@ -368,3 +369,56 @@ def test_a_sentence_with_numbers_too_long_to_need_is_withheld_unread():
     short = "Basic kostar 99 kr/mån [p.md:3]."
     guard = GuardedStream(snippets, question="Vad kostar Basic?")
     assert guard.feed(short) + guard.finish() == "Basic kostar 99 kr/mån."
+
+
+def test_a_withheld_number_is_described_for_the_repair_round_trip():
+    """``problem`` names the number as written, its kind and why it failed; none while
+    nothing failed."""
+    guard = GuardedStream([Snippet("kb/pricing.md", "Premium: 399 kr/månad", 18)])
+    assert guard.problem is None
+
+    guard.feed("Premium kostar 499 kr/månad [kb/pricing.md:18].")
+    guard.finish()
+
+    assert guard.failed is not None
+    assert guard.problem == f'"{guard.failed.text}" ({guard.failed.kind}): {guard.failed.reason}'
+    assert "499" in guard.problem
+
+
+# -- a repair that continues what was shown -------------------------------------
+
+PREMIUM = [Snippet("kb/pricing.md", "Premium: 399 kr/månad", 18)]
+
+
+def _continue(shown: str, answer: str) -> tuple[ContinuedStream, str]:
+    """Stream ``answer`` word by word into a ``ContinuedStream`` after ``shown``."""
+    stream = ContinuedStream(GuardedStream(PREMIUM), shown)
+    out = "".join(stream.feed(word) for word in re.findall(r"\S+\s*", answer))
+    return stream, out + stream.finish()
+
+
+def test_a_continued_answer_releases_only_what_follows_what_was_shown():
+    stream, out = _continue("Premium kostar ", "Premium kostar 399 kr/månad [kb/pricing.md:18].")
+
+    assert out == "399 kr/månad."
+    assert stream.accepted and stream.guard.released == "Premium kostar 399 kr/månad."
+
+
+def test_a_continued_answer_that_rewrites_what_was_shown_stops_and_is_not_accepted():
+    stream, out = _continue(
+        "Premium kostar ", "Priset för Premium är 399 kr/månad [kb/pricing.md:18]."
+    )
+
+    assert out == "" and stream.diverged and stream.stopped and not stream.accepted
+
+
+def test_a_continued_answer_that_ends_within_what_was_shown_is_not_accepted():
+    stream, out = _continue("Premium kostar ", "Premium")
+
+    assert out == "" and not stream.accepted
+
+
+def test_a_continued_answer_whose_number_fails_is_not_accepted():
+    stream, out = _continue("Premium kostar ", "Premium kostar 299 kr/månad [kb/pricing.md:18].")
+
+    assert out == "" and stream.guard.failed is not None and not stream.accepted
