@@ -23,6 +23,8 @@ from typing import TypeVar
 
 from django.conf import settings
 
+from chat.metrics import CHECKS_RUNNING, CHECKS_WAITING
+
 T = TypeVar("T")
 
 
@@ -117,8 +119,6 @@ def verify_pool() -> VerifyPool:
     global _pool
     with _pool_lock:
         if _pool is None:
-            from chat.metrics import CHECKS_RUNNING, CHECKS_WAITING  # needs the apps loaded
-
             _pool = VerifyPool(
                 settings.VERIFY_WORKERS, running=CHECKS_RUNNING, waiting=CHECKS_WAITING
             )

@@ -123,7 +123,10 @@ def test_the_process_exits_without_waiting_for_a_running_check():
     """SIGTERM's exit (or any end of the process) never joins a check that runs on: with
     asyncio's default executor the interpreter would wait out this ten-minute check."""
     code = (
-        "import asyncio, time\n"
+        "import asyncio, os, time\n"
+        "import django\n"
+        "os.environ.setdefault('DJANGO_SETTINGS_MODULE', 'config.settings')\n"
+        "django.setup()\n"
         "from chat.verify_pool import VerifyPool\n"
         "async def main():\n"
         "    task = asyncio.ensure_future(VerifyPool(1).run(time.sleep, 600, owner=object()))\n"

@@ -200,7 +200,8 @@ def test_an_import_and_a_chat_turn_reach_only_the_site_and_the_configured_servic
     site, site_url = serve(FixtureSite())
     kb_dir = tmp_path / "kb"
     kb_dir.mkdir()
-    reply = Reply.from_text("En liten stuga kostar 650 kr per natt.")
+    # No number: the answer is not withheld, so the turn makes one request (no repair round trip).
+    reply = Reply.from_text("Vi har små och stora stugor att hyra.")
     with FakeOpenAI(default_reply=reply).in_thread() as llm:
         env = proxied_env(
             proxy,
