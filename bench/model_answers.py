@@ -55,12 +55,23 @@ def _index(kb_dir: Path):
     )
 
 
-def prompts(out: Path) -> None:
+def cited_request(index, question: str):
+    """The turn's request for ``question`` on ``index``: the retrieved context, cited."""
     from chat.llm.base import LLMRequest
-    from chat.llm.prompt import build_messages
-    from grounding.evaluation import Expect, parse_cases
     from grounding.retrieval import retrieve
     from grounding.text import detect_language
+
+    return LLMRequest(
+        question=question,
+        snippets=retrieve(index, question).context,
+        language=detect_language(question),
+        cite=True,
+    )
+
+
+def prompts(out: Path) -> None:
+    from chat.llm.prompt import build_messages
+    from grounding.evaluation import Expect, parse_cases
 
     with out.open("w", encoding="utf-8") as file:
         for kb_dir in sorted(p for p in KBS.iterdir() if (p / "cases.jsonl").is_file()):
@@ -70,14 +81,7 @@ def prompts(out: Path) -> None:
                 dict.fromkeys(c.question for c in cases if c.expect == Expect.GROUNDED)
             )
             for number, question in enumerate(questions[:PER_KB], start=1):
-                result = retrieve(index, question)
-                request = LLMRequest(
-                    question=question,
-                    snippets=result.context,
-                    language=detect_language(question),
-                    cite=True,
-                )
-                messages = build_messages(request, token_budget=6000)
+                messages = build_messages(cited_request(index, question), token_budget=6000)
                 record = {
                     "id": f"{kb_dir.name}-{number}",
                     "kb": kb_dir.name,
@@ -190,10 +194,7 @@ def verdicts(answers: Path) -> dict:
 
 def repair_prompts(answers: Path) -> None:
     """The repair request of every answer judged right that the turn's guard withholds."""
-    from chat.llm.base import LLMRequest
     from chat.llm.prompt import build_repair_messages
-    from grounding.retrieval import retrieve
-    from grounding.text import detect_language
 
     questions = {r["id"]: r for r in _rows(answers.with_name("prompts.jsonl"))}
     out = answers.with_name("repair_prompts.jsonl")
@@ -204,15 +205,8 @@ def repair_prompts(answers: Path) -> None:
             first = turn_outcome(index, record["question"], row["answer"])
             if not row.get("right") or first["passed"]:
                 continue
-            result = retrieve(index, record["question"])
-            request = LLMRequest(
-                question=record["question"],
-                snippets=result.context,
-                language=detect_language(record["question"]),
-                cite=True,
-            )
             messages = build_repair_messages(
-                request,
+                cited_request(index, record["question"]),
                 draft=row["answer"],
                 reason=first["problem"] or "",
                 shown=first["released"],

@@ -117,11 +117,8 @@ async def measure(runs: int, delay: float) -> dict:
 
 def prompt_estimates() -> dict:
     """The repair request's estimated tokens for each of the 200 model prompts and answers."""
-    from bench.model_answers import KBS, _index, _rows
-    from chat.llm.base import LLMRequest
+    from bench.model_answers import KBS, _index, _rows, cited_request
     from chat.llm.prompt import build_repair_messages, estimate_messages_tokens
-    from grounding.retrieval import retrieve
-    from grounding.text import detect_language
 
     model = ROOT / "tests" / "grounding" / "model"
     answers = {r["id"]: r["answer"] for r in _rows(model / "answers.jsonl")}
@@ -129,15 +126,8 @@ def prompt_estimates() -> dict:
     indexes: dict = {}
     for record in _rows(model / "prompts.jsonl"):
         index = indexes.setdefault(record["kb"], _index(KBS / record["kb"]))
-        result = retrieve(index, record["question"])
-        request = LLMRequest(
-            question=record["question"],
-            snippets=result.context,
-            language=detect_language(record["question"]),
-            cite=True,
-        )
         messages = build_repair_messages(
-            request,
+            cited_request(index, record["question"]),
             draft=answers[record["id"]],
             reason='"399 kr/månad" (amount): not stated by the cited line',
             shown="Premium kostar ",

@@ -275,11 +275,8 @@ async def _assistant_rows() -> int:
     return await sync_to_async(Message.objects.filter(role=Message.Role.ASSISTANT).count)()
 
 
-@pytest.mark.parametrize(("above", "hops"), [(10**9, 0), (0, 1)])
-async def test_the_number_check_runs_in_a_thread_only_on_a_large_kb(monkeypatch, above, hops):
-    """A KB of more facts than ``verify_in_thread_above``: the sentence with a number is checked
-    in the verification pool's thread (issue 25 finding 5, issue 46); on a small KB in place
-    (no hop per turn)."""
+def _threaded_checks(monkeypatch) -> list:
+    """Every check the turn hands to the verification pool: (the guard's method, the owner)."""
     from chat import pipeline
 
     threaded = []
@@ -291,10 +288,10 @@ async def test_the_number_check_runs_in_a_thread_only_on_a_large_kb(monkeypatch,
         return await real(func, *args, owner=owner, cancel=cancel)
 
     monkeypatch.setattr(pipeline, "run_check", run_check)
-    services = dataclasses.replace(
-        using(ScriptedBackend(["Premium ", "kostar ", "399 kr/månad [kb/pricing.md:18]."])),
-        verify_in_thread_above=above,
-    )
+    return threaded
+
+
+async def _premium_turn(services) -> Turn:
     turn = Turn(
         context=ConversationContext(),
         text="Vad kostar premium?",
@@ -303,6 +300,20 @@ async def test_the_number_check_runs_in_a_thread_only_on_a_large_kb(monkeypatch,
     )
     events = await collect(turn)
     assert events[-1].grounded is True
+    return turn
+
+
+@pytest.mark.parametrize(("above", "hops"), [(10**9, 0), (0, 1)])
+async def test_the_number_check_runs_in_a_thread_only_on_a_large_kb(monkeypatch, above, hops):
+    """A KB of more facts than ``verify_in_thread_above``: the sentence with a number is checked
+    in the verification pool's thread (issue 25 finding 5, issue 46); on a small KB in place
+    (no hop per turn)."""
+    threaded = _threaded_checks(monkeypatch)
+    services = dataclasses.replace(
+        using(ScriptedBackend(["Premium ", "kostar ", "399 kr/månad [kb/pricing.md:18]."])),
+        verify_in_thread_above=above,
+    )
+    turn = await _premium_turn(services)
     assert len(threaded) == hops
     assert all(owner is turn.context for _, owner in threaded)  # bounded per connection
 
@@ -310,29 +321,13 @@ async def test_the_number_check_runs_in_a_thread_only_on_a_large_kb(monkeypatch,
 async def test_a_sentence_of_many_numbers_is_checked_in_a_thread_even_on_a_small_kb(monkeypatch):
     """Each number is weighed against its fact's whole group: a sentence of more than
     ``verify_in_thread_numbers`` numbers costs that many passes, so it leaves the event loop."""
-    from chat import pipeline
-
-    threaded = []
-    real = pipeline.run_check
-
-    async def run_check(func, *args, owner, cancel):
-        threaded.append(func.__name__)
-        return await real(func, *args, owner=owner, cancel=cancel)
-
-    monkeypatch.setattr(pipeline, "run_check", run_check)
+    threaded = _threaded_checks(monkeypatch)
     sentence = ", ".join(["Premium kostar 399 kr/månad [kb/pricing.md:18]"] * 5) + "."
     services = dataclasses.replace(
         using(ScriptedBackend([sentence])), verify_in_thread_above=10**9, verify_in_thread_numbers=4
     )
-    turn = Turn(
-        context=ConversationContext(),
-        text="Vad kostar premium?",
-        message_id="t1",
-        services=services,
-    )
-    events = await collect(turn)
-    assert events[-1].grounded is True
-    assert threaded == ["finish"]
+    await _premium_turn(services)
+    assert [name for name, _ in threaded] == ["finish"]
 
 
 async def test_after_the_first_beginning_the_conversation_is_known_stored():
