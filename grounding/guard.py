@@ -137,17 +137,9 @@ class GuardedStream:
         (``grounding.cited.CheckCancelled``), and no later one starts."""
         self.checker.cancel()
 
-    def may_check(self, delta: str) -> bool:
-        """Whether ``feed(delta)`` may verify a sentence that states a number.
-
-        Such a check costs what the KB's like facts cost (milliseconds, more on a KB of
-        thousands of like lines), so a caller on an event loop runs that ``feed`` in a
-        thread; every other delta costs microseconds and is fed in place.
-        """
-        return self.numbers_to_check(delta) > 0
-
     def numbers_to_check(self, delta: str) -> int:
-        """About how many numbers ``feed(delta)`` would verify (0: it verifies none).
+        """About how many numbers ``feed(delta)`` would verify (0: it verifies none; every
+        other delta costs microseconds and is fed in place).
 
         Each costs a pass over its fact's group, so a sentence of many numbers is costly
         even on a small KB: a caller on an event loop hands such a ``feed`` to a thread.
@@ -261,9 +253,6 @@ class ContinuedStream:
     def accepted(self) -> bool:
         """The whole new answer was checked, began with ``shown``, and no number failed."""
         return self._finished and not self.stopped
-
-    def may_check(self, delta: str) -> bool:
-        return self.guard.may_check(delta)
 
     def numbers_to_check(self, delta: str) -> int:
         return self.guard.numbers_to_check(delta)
