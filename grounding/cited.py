@@ -8,7 +8,7 @@ row holds:
 
 | # | check | holds when | else |
 |---|---|---|---|
-| 1 | reference | the number carries one; or it is part of a name the KB uses ("Zon 2", "SE4") and carries none | ``no reference`` |
+| 1 | reference | the number carries one; or it is part of a name the KB uses ("Zon 2", "SE4", a retrieved line's "tolvmånadersperiod") and carries none | ``no reference`` |
 | 2 | retrieved | the cited line was retrieved for this question (``[Q]``: the question states the number) | ``not retrieved`` / ``not in the question`` |
 | 3 | stated | a fact of the cited line states it: value (or an end of its range), kind, unit, period, bound, condition (the table of :mod:`grounding.rule`); a clock written as bare hours or a unit of the same dimension is read again | ``not stated by the cited line`` (or what differs) |
 | 4 | key | the sentence or the question names the fact's key (its entity or attribute: a lemma, a compound part, an alias from the KB's other language) | ``does not name the cited fact`` |
@@ -31,7 +31,7 @@ from grounding.claims import Claim, as_bare_hours, as_clock, extract_claims, in_
 from grounding.facts import Fact
 from grounding.lookup import FactLookup, FactTable
 from grounding.notation import Kind
-from grounding.numerals import spelled_out
+from grounding.numerals import is_numeral_compound, spelled_out
 from grounding.references import QUESTION, Reference, strip_references
 from grounding.rule import (
     SUBJECT_MISMATCH,
@@ -259,8 +259,10 @@ class CitedChecker:
         """Rows 4 and 5: None when the claim is about the fact, else the reason.
 
         A sibling is named when the claim's clause names it more than it names what the
-        fact's key has and the sibling's lacks (a name counts twice another word); a sibling
-        whose value the sentence states too is named for that number.
+        fact's key has and the sibling's lacks (a name counts twice another word). A sibling
+        whose value the sentence states too is named for that number, unless it is of another
+        section and the number's own clause names it ("Plus kostar 499 kr [Max's line] och Max
+        299 kr [Plus's line]").
         """
         said = claim.subject | self.question_terms
         key = _named_by(fact.key, self.facts.aliases(fact))
@@ -274,8 +276,12 @@ class CitedChecker:
             return None
         for sibling, names in self.facts.siblings(fact):
             named = [words for words in places if names & words]
-            if not named or sibling.value in stated or not could_be_stated_from(claim, sibling):
+            if not named or not could_be_stated_from(claim, sibling):
                 continue
+            if sibling.value in stated and (
+                sibling.group == fact.group or not names & claim.qualifiers
+            ):
+                continue  # named for the sentence's other number
             own = key - sibling.key
             if any(self._weight(names & words) > self._weight(own & words) for words in named):
                 return SUBJECT_MISMATCH
@@ -292,6 +298,10 @@ class CitedChecker:
         years"), with no reference of its own: the reference after it is another number's."""
         if claim.kind is Kind.CODE and is_identifier(claim):
             return any(f.value == claim.value for f in self.facts.by_value(claim.key))
+        if is_numeral_compound(claim.text.strip()):
+            # A word the retrieved lines write as it is ("tolvmånadersperiod"): the KB's term.
+            word = re.compile(rf"(?<!\w){re.escape(claim.text.strip())}(?!\w)", re.IGNORECASE)
+            return any(word.search(snippet.text) for snippet in self.snippets)
         digits = _DIGITS.match(claim.text.strip())
         if digits is None:
             return False

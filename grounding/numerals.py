@@ -383,6 +383,11 @@ def _compound_heads(text: str) -> list[Spelled]:
     return found
 
 
+def is_numeral_compound(word: str) -> bool:
+    """Whether ``word`` is one word headed by a numeral ("tolvmånadersperiod", "treårsgaranti")."""
+    return _compound_head(word.lower()) is not None
+
+
 @lru_cache(maxsize=16384)
 def _compound_head(word: str) -> tuple[int, int] | None:
     """(length, value) of a numeral heading a compound of a unit ("tre" of "treårsgaranti")."""

@@ -641,3 +641,45 @@ def test_a_cancelled_checker_checks_nothing_more():
     checker.cancel()
     with pytest.raises(CheckCancelled):
         checker.read_sentence(CANCEL_SENTENCE)
+
+
+# -- a sibling named for two numbers of one sentence, a numeral compound ---------------
+
+PLANS = {
+    "kb/priser.md": (
+        "# Priser\n\n## Bas\n- Pris: 149 kr/månad\n- Uppsägningstid: 1 månad\n\n"
+        "## Plus\n- Pris: 299 kr/månad\n\n## Max\n- Pris: 499 kr/månad\n\n"
+        "## Högkostnadsskydd\nDu betalar som mest 2 900 kr under en tolvmånadersperiod.\n"
+    )
+}
+
+
+def test_two_plans_whose_prices_are_swapped_in_one_sentence_are_withheld():
+    verdict = check(
+        PLANS,
+        "Plus kostar 499 kr/månad [@499 kr] och Max 299 kr/månad [@299 kr].",
+        "Vad kostar Plus och Max?",
+    )
+    assert not verdict.grounded
+    assert set(reasons(verdict)) == {rule.SUBJECT_MISMATCH}
+
+
+def test_two_plans_with_their_own_prices_in_one_sentence_pass():
+    verdict = check(
+        PLANS,
+        "Plus kostar 299 kr/månad [@299 kr] och Max 499 kr/månad [@499 kr].",
+        "Vad kostar Plus och Max?",
+    )
+    assert verdict.grounded
+
+
+def test_a_numeral_compound_the_retrieved_line_writes_is_the_kbs_word():
+    answer = "Du betalar som mest 2 900 kr [@2 900 kr] under en tolvmånadersperiod."
+    assert check(PLANS, answer, "Hur mycket betalar jag som mest?").grounded
+
+
+def test_a_numeral_compound_the_kb_does_not_write_needs_a_reference():
+    answer = "Du betalar som mest 2 900 kr [@2 900 kr] under en sexmånadersperiod."
+    verdict = check(PLANS, answer, "Hur mycket betalar jag som mest?")
+    assert not verdict.grounded
+    assert reasons(verdict) == [cited.NO_REFERENCE]
