@@ -645,7 +645,7 @@ def test_a_cancelled_checker_checks_nothing_more():
 
 # -- a sibling named for two numbers of one sentence, a numeral compound ---------------
 
-PLANS = {
+SECTION_PLANS = {
     "kb/priser.md": (
         "# Priser\n\n## Bas\n- Pris: 149 kr/månad\n- Uppsägningstid: 1 månad\n\n"
         "## Plus\n- Pris: 299 kr/månad\n\n## Max\n- Pris: 499 kr/månad\n\n"
@@ -656,7 +656,7 @@ PLANS = {
 
 def test_two_plans_whose_prices_are_swapped_in_one_sentence_are_withheld():
     verdict = check(
-        PLANS,
+        SECTION_PLANS,
         "Plus kostar 499 kr/månad [@499 kr] och Max 299 kr/månad [@299 kr].",
         "Vad kostar Plus och Max?",
     )
@@ -666,7 +666,7 @@ def test_two_plans_whose_prices_are_swapped_in_one_sentence_are_withheld():
 
 def test_two_plans_with_their_own_prices_in_one_sentence_pass():
     verdict = check(
-        PLANS,
+        SECTION_PLANS,
         "Plus kostar 299 kr/månad [@299 kr] och Max 499 kr/månad [@499 kr].",
         "Vad kostar Plus och Max?",
     )
@@ -675,11 +675,11 @@ def test_two_plans_with_their_own_prices_in_one_sentence_pass():
 
 def test_a_numeral_compound_the_retrieved_line_writes_is_the_kbs_word():
     answer = "Du betalar som mest 2 900 kr [@2 900 kr] under en tolvmånadersperiod."
-    assert check(PLANS, answer, "Hur mycket betalar jag som mest?").grounded
+    assert check(SECTION_PLANS, answer, "Hur mycket betalar jag som mest?").grounded
 
 
 def test_a_numeral_compound_the_kb_does_not_write_needs_a_reference():
     answer = "Du betalar som mest 2 900 kr [@2 900 kr] under en sexmånadersperiod."
-    verdict = check(PLANS, answer, "Hur mycket betalar jag som mest?")
+    verdict = check(SECTION_PLANS, answer, "Hur mycket betalar jag som mest?")
     assert not verdict.grounded
     assert reasons(verdict) == [cited.NO_REFERENCE]
