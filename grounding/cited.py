@@ -97,7 +97,7 @@ class CitedChecker:
 
     A check on a KB of thousands of like facts can take seconds of pure Python, in a thread
     that nothing can interrupt from outside; ``cancel`` (from any thread) makes it stop at the
-    next number or fact it weighs, raising ``CheckCancelled``.
+    next number or sibling it weighs, raising ``CheckCancelled``.
     """
 
     def __init__(
@@ -265,25 +265,22 @@ class CitedChecker:
         299 kr [Plus's line]").
         """
         said = claim.subject | self.question_terms
-        key = _named_by(fact.key, self.facts.aliases(fact))
+        key = _naming(fact.key | self.facts.aliases(fact))
         if not key & said:
             return KEY_NOT_NAMED
-        clause = _named_by(claim.qualifiers, claim.lead)
+        clause = _naming(claim.qualifiers | claim.lead)
         # The clause decides; the question only when the clause names nothing of the key.
         places = [clause] if key & clause else [clause, _naming(self.question_terms)]
-        self._go_on()
-        if not any(self.facts.sibling_names(fact) & words for words in places):
-            return None
         for sibling, names in self.facts.siblings(fact):
-            named = [words for words in places if names & words]
-            if not named or not could_be_stated_from(claim, sibling):
+            self._go_on()
+            if not could_be_stated_from(claim, sibling):
                 continue
             if sibling.value in stated and (
                 sibling.group == fact.group or not names & claim.qualifiers
             ):
                 continue  # named for the sentence's other number
             own = key - sibling.key
-            if any(self._weight(names & words) > self._weight(own & words) for words in named):
+            if any(self._weight(names & words) > self._weight(own & words) for words in places):
                 return SUBJECT_MISMATCH
         return None
 
@@ -390,12 +387,6 @@ def _reference_after(claim: Claim, references: Sequence[Reference]) -> Reference
 
 def _naming(found: frozenset[str]) -> frozenset[str]:
     return frozenset(t for t in found if not t.startswith(_NOT_A_NAME))
-
-
-@lru_cache(maxsize=8192)
-def _named_by(terms: frozenset[str], more: frozenset[str]) -> frozenset[str]:
-    """The naming terms of ``terms | more`` (kept: a fact's key is read for every number)."""
-    return _naming(terms | more)
 
 
 def _same_value(value: str, other: str) -> bool:

@@ -40,8 +40,6 @@ class FactLookup(Protocol):
 
     def siblings(self, fact: Fact) -> list[tuple[Fact, frozenset[str]]]: ...
 
-    def sibling_names(self, fact: Fact) -> frozenset[str]: ...
-
     def aliases(self, fact: Fact) -> frozenset[str]: ...
 
     def is_name(self, before: str, number: str, words: frozenset[str]) -> bool: ...
@@ -97,7 +95,6 @@ class FactTable:
             if fact.cell is None and fact.group:
                 self._parallel[_parent(fact.group)].append(fact)
         self._name_phrases: dict[str, list[tuple[str, str]]] = defaultdict(list)
-        self._siblings_kept: dict[int, tuple[tuple, frozenset[str]]] = {}
         for text in dict.fromkeys(fact.text for fact in self.facts):
             for before, number, after in _name_pairs(text):
                 self._name_phrases[number].append((before, after))
@@ -156,29 +153,7 @@ class FactTable:
     def siblings(self, fact: Fact) -> list[tuple[Fact, frozenset[str]]]:
         """The facts ``fact`` must be told apart from, each with the terms that name it and
         not ``fact`` (see ``siblings_of``); a fact the KB's other language restates has its
-        twin's siblings too ("Home Mellan ... SEK 1,500" is told from "Hem Total").
-
-        Read once per fact and kept (the table never changes): a check weighs a fact's
-        siblings for every number that cites it. At most ``SIBLINGS_KEPT`` facts are kept.
-        """
-        return list(self._kept_siblings(fact)[0])
-
-    def sibling_names(self, fact: Fact) -> frozenset[str]:
-        """Every term that names one of the fact's siblings (a clause naming none of them
-        names no sibling)."""
-        return self._kept_siblings(fact)[1]
-
-    def _kept_siblings(self, fact: Fact) -> tuple[tuple, frozenset[str]]:
-        kept = self._siblings_kept.get(id(fact))
-        if kept is None:
-            if len(self._siblings_kept) >= SIBLINGS_KEPT:
-                self._siblings_kept.clear()
-            found = tuple(self._read_siblings(fact))
-            names = frozenset().union(*(names for _, names in found))
-            kept = self._siblings_kept[id(fact)] = (found, names)
-        return kept
-
-    def _read_siblings(self, fact: Fact) -> list[tuple[Fact, frozenset[str]]]:
+        twin's siblings too ("Home Mellan ... SEK 1,500" is told from "Hem Total")."""
         found = self._siblings(fact)
         own = fact.key | fact.subject
         for twin in self._twins.get(id(fact), ()):
@@ -218,8 +193,6 @@ class FactTable:
 
 
 NAME_WEIGHT = 2.0
-# How many facts' siblings a table keeps read (a KB's group of 500 like lines keeps 500 each).
-SIBLINGS_KEPT = 4096
 
 
 def _names(fact: Fact) -> frozenset[str]:

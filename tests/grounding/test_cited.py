@@ -582,9 +582,8 @@ def _cancel_facts() -> FactTable:
 
 
 class BlockingFacts:
-    """The KB's facts, with ``sibling_names`` (the first step of weighing a fact's group,
-    the check's costly part) waiting at its first call until the test says go, and counting
-    its calls."""
+    """The KB's facts, with ``siblings`` (the check's costly step) waiting at its first call
+    until the test says go, and counting its calls."""
 
     def __init__(self, facts: FactTable):
         self._facts = facts
@@ -592,11 +591,11 @@ class BlockingFacts:
         self.go = threading.Event()
         self.sibling_calls = 0
 
-    def sibling_names(self, fact):
+    def siblings(self, fact):
         self.sibling_calls += 1
         self.entered.set()
         assert self.go.wait(30)
-        return self._facts.sibling_names(fact)
+        return self._facts.siblings(fact)
 
     def __getattr__(self, name):
         return getattr(self._facts, name)
