@@ -12,7 +12,7 @@ row holds:
 | 2 | retrieved | the cited line was retrieved for this question (``[Q]``: the question states the number) | ``not retrieved`` / ``not in the question`` |
 | 3 | stated | a fact of the cited line states it: value (or an end of its range), kind, unit, period, bound, condition (the table of :mod:`grounding.rule`); a clock written as bare hours or a unit of the same dimension is read again | ``not stated by the cited line`` (or what differs) |
 | 4 | key | the sentence or the question names the fact's key (its entity or attribute: a lemma, a compound part, an alias from the KB's other language) | ``does not name the cited fact`` |
-| 5 | group | the number's own clause names no other member of the fact's group (the other rows of its column, the other columns of its row, the other labelled lines under its heading, the other numbers of its line); the question neither, when the clause names nothing of the fact's key | ``wrong subject`` |
+| 5 | group | the number's own clause names no other member of the fact's group (the other rows of its column, the other columns of its row, the other labelled lines under its heading, a line with its label in another section, the other numbers of its line); the question neither, when the clause names nothing of the fact's key | ``wrong subject`` |
 
 Everything language-specific (lemmas, compounds, numerals, units, bound
 words) is in :mod:`grounding.lexicon` and :mod:`grounding.terms`; the facts'
@@ -63,6 +63,7 @@ class CheckCancelled(Exception):
 
 # Terms that name no subject: conditions and the numbers of a clause.
 _NOT_A_NAME = ("bound:", "incl:", "deadline:", "per:", "counts:", "#")
+_DATES = ("weekday:", "month:")
 
 
 def failure_reason(unsupported: UnsupportedNumber) -> str:
@@ -280,6 +281,10 @@ class CitedChecker:
             ):
                 continue  # named for the sentence's other number
             own = key - sibling.key
+            if _other_section(fact, sibling):
+                # Another section's line is told apart by what it is about, never by the days
+                # its line names ("Västerås ... måndag–fredag 9–16" citing Örebro's hours).
+                own = frozenset(term for term in own if not term.startswith(_DATES))
             if any(self._weight(names & words) > self._weight(own & words) for words in places):
                 return SUBJECT_MISMATCH
         return None
@@ -383,6 +388,17 @@ def _reference_after(claim: Claim, references: Sequence[Reference]) -> Reference
     pm.", ends after it): it belongs to every number since the reference before it."""
     end = claim.start + len(claim.text.rstrip(".,;:!?"))
     return next((ref for ref in references if ref.position >= end), None)
+
+
+def _other_section(fact: Fact, sibling: Fact) -> bool:
+    """Whether ``sibling`` is a line of another section of the fact's language (a parallel
+    section's, or one with the same label), not a cell or a line of its own section."""
+    return (
+        fact.cell is None
+        and sibling.cell is None
+        and sibling.group != fact.group
+        and sibling.language == fact.language
+    )
 
 
 def _naming(found: frozenset[str]) -> frozenset[str]:

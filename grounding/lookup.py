@@ -6,7 +6,7 @@ Pure: no ORM, no I/O. The index (built from the database) provides a
 """
 
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Protocol
 
@@ -50,6 +50,9 @@ class FactLookup(Protocol):
 
     def translations(self, term: str) -> frozenset[str]: ...
 
+    @property
+    def main_language(self) -> str | None: ...
+
 
 class FactTable:
     """A ``FactLookup`` over a list of facts, indexed once."""
@@ -91,9 +94,13 @@ class FactTable:
         self._translations = {term: frozenset(found) for term, found in translations.items()}
         # Sections under one parent heading ("## Plus", "## Max"): their facts are parallel.
         self._parallel: dict[str, list[Fact]] = defaultdict(list)
+        # Lines with one label in several sections ("Telefon:" under each office): parallel.
+        self._labelled: dict[frozenset[str], list[Fact]] = defaultdict(list)
         for fact in self.facts:
             if fact.cell is None and fact.group:
                 self._parallel[_parent(fact.group)].append(fact)
+                if label := label_terms(fact):
+                    self._labelled[label].append(fact)
         self._name_phrases: dict[str, list[tuple[str, str]]] = defaultdict(list)
         for text in dict.fromkeys(fact.text for fact in self.facts):
             for before, number, after in _name_pairs(text):
@@ -101,6 +108,13 @@ class FactTable:
 
     def __len__(self) -> int:
         return len(self.facts)
+
+    @property
+    def main_language(self) -> str | None:
+        """The language most of the KB's facts are stated in (None for no facts)."""
+        if not self.facts:
+            return None
+        return Counter(fact.language for fact in self.facts).most_common(1)[0][0]
 
     @classmethod
     def from_documents(cls, documents: Mapping[str, str]) -> "FactTable":
@@ -161,7 +175,11 @@ class FactTable:
         return found
 
     def _siblings(self, fact: Fact) -> list[tuple[Fact, frozenset[str]]]:
-        parallel = self._parallel.get(_parent(fact.group), ()) if fact.cell is None else ()
+        parallel: Sequence[Fact] = ()
+        if fact.cell is None:
+            parallel = self._parallel.get(_parent(fact.group), ())
+            if label := label_terms(fact):
+                parallel = (*parallel, *self._labelled.get(label, ()))
         return siblings_of(
             fact, self._by_group.get(fact.group, ()), self.on_line(fact.file, fact.line), parallel
         )
@@ -220,6 +238,7 @@ def siblings_of(
     | a table's body cell | the other rows of its column, the other columns of its row | the sibling's row key (same column) or column header (same row) |
     | a number of a list or paragraph | the other numbers under its heading, its line's included | the sibling's key (its label, or its clause's words) |
     | the same, in one of several sections under one heading ("## Plus", "## Max") | the numbers of the other sections whose key shares a term with its key ("Bindningstid") | the sibling's heading |
+    | a labelled line ("Telefon: ...") | the lines with the same label in other sections, in any file ("Telefon:" under each office) | the sibling's heading |
 
     A sibling that states the same value is none (two plans with one price). The terms the
     fact's own key or subject has are never a sibling's name.
@@ -247,7 +266,7 @@ def siblings_of(
                 add(other, other.key)
         for other in parallel:
             if other.group != fact.group and _naming(other.key) & _naming(fact.key):
-                add(other, _heading_terms(other))
+                add(other, heading_terms(other))
     return list(found.values())
 
 
@@ -257,7 +276,7 @@ def _parent(group: str) -> str:
     return head
 
 
-def _heading_terms(fact: Fact) -> frozenset[str]:
+def heading_terms(fact: Fact) -> frozenset[str]:
     """The terms of the fact's own (last) heading."""
     _, _, last = fact.group.rpartition(" > ")
     return terms(last, fact.language) if last else frozenset()

@@ -669,10 +669,13 @@ def find_period(window: str) -> str | None:
     """The period a text right after a number states: "per år", "i månaden", "/mån", "an hour"."""
     words = [w.lower() for w in _PERIOD_WORD.findall(window)]
     marker = None  # where the last per-marker was
+    # "399 kr monthly", "... i månaden årligen"; not "the hourly spot price". A period the
+    # window states with "per" or "/" wins: "Billed yearly (SEK per agent/month)" is monthly.
+    adverb = None
     for index, word in enumerate(words[:8]):
         if word in _PERIOD_ADVERBS and (index <= 1 or index == len(words) - 1):
-            # "399 kr monthly", "... i månaden årligen"; not "the hourly spot price"
-            return _PERIOD_ADVERBS[word]
+            adverb = adverb or _PERIOD_ADVERBS[word]
+            continue
         if word.startswith("/") and word[1:] in _PERIODS:
             return _PERIODS[word[1:]]
         if word in _PER_MARKERS:
@@ -682,7 +685,7 @@ def find_period(window: str) -> str | None:
             return _PERIODS.get(word) or _UNITS[word]
         if marker is not None and index >= 4 and index - marker >= 2:
             break  # one word may stand between ("för varje skadefritt år")
-    return None
+    return adverb
 
 
 _MAX_ENDING = 4  # after a compound's rate word: "avgift-erna", "pris-et"

@@ -682,3 +682,55 @@ def test_a_numeral_compound_the_kb_does_not_write_needs_a_reference():
     verdict = check(SECTION_PLANS, answer, "Hur mycket betalar jag som mest?")
     assert not verdict.grounded
     assert reasons(verdict) == [cited.NO_REFERENCE]
+
+
+# -- one label in several sections, a section's weekdays ---------------------------------
+
+OFFICES = {
+    "kb/kontakt.md": (
+        "# Kontakt\n\n## Våra kontor\n\n### Örebro\n\nTelefon: 019-17 42 00\n"
+        "Besökstider: måndag–fredag kl. 9–16\n\n### Västerås\n\nTelefon: 021-480 63 10\n"
+        "Besökstider: tisdag och torsdag kl. 10–15\n"
+    ),
+    "kb/foretag.md": "# Kontorsstädning\n\n## Kontakt för företag\n\nTelefon: 021-480 63 25\n",
+}
+
+
+def test_a_number_cited_from_a_line_with_the_same_label_in_another_file_is_withheld():
+    """The sales line's "Telefon:" is told apart from each office's "Telefon:"."""
+    verdict = check(
+        OFFICES,
+        "Västeråskontoret når du på 021-480 63 25 [@021-480 63 25].",
+        "Vad har ni för telefonnummer till kontoret i Västerås?",
+    )
+    assert not verdict.grounded
+    assert reasons(verdict) == [rule.SUBJECT_MISMATCH]
+
+
+def test_a_number_cited_from_its_own_labelled_line_passes():
+    verdict = check(
+        OFFICES,
+        "Företagssäljaren når du på 021-480 63 25 [@021-480 63 25].",
+        "Vilket telefonnummer har ni för företag?",
+    )
+    assert verdict.grounded
+
+
+def test_one_sections_hours_with_another_sections_name_are_withheld():
+    """Örebro's weekdays in the sentence do not make "Västerås" name Örebro's line."""
+    verdict = check(
+        OFFICES,
+        "Kontoret i Västerås tar emot besök måndag–fredag kl. 9–16 [@kl. 9–16].",
+        "När kan jag besöka ert kontor i Västerås?",
+    )
+    assert not verdict.grounded
+    assert reasons(verdict) == [rule.SUBJECT_MISMATCH]
+
+
+def test_a_sections_hours_with_its_own_name_pass():
+    verdict = check(
+        OFFICES,
+        "Kontoret i Örebro tar emot besök måndag–fredag kl. 9–16 [@kl. 9–16].",
+        "När kan jag besöka ert kontor i Örebro?",
+    )
+    assert verdict.grounded

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from grounding.notation import Kind, parse_number, period_of_compound, read_numbers
+from grounding.notation import Kind, find_period, parse_number, period_of_compound, read_numbers
 
 
 def read(text: str, language: str = "sv") -> list[tuple[str, str, str | None, str | None]]:
@@ -371,3 +371,18 @@ def test_a_decimal_comma_on_an_english_page_energy_units_and_swedish_genitives(
 )
 def test_a_double_prime_after_a_number_is_the_inch(text, expected):
     assert [(r.value, r.unit) for r in read_numbers(text, "sv")] == expected
+
+
+@pytest.mark.parametrize(
+    ("window", "period"),
+    [
+        (" kr monthly", "month"),
+        (" SEK per agent/month", "month"),
+        ("Billed yearly (SEK per agent/month)", "month"),
+        ("Betalas årligen (kr/månad och användare)", "month"),
+        ("Billed yearly (SEK)", "year"),
+    ],
+)
+def test_a_period_stated_with_per_or_a_slash_wins_over_an_adverb(window, period):
+    """ "Billed yearly (SEK per agent/month)": the price is per month, billed once a year."""
+    assert find_period(window) == period
