@@ -77,6 +77,8 @@ class FactTable:
                 self._by_group[fact.group].append(fact)
             self._by_id.setdefault(fact.fact_id, fact)
         self._twins = _twins(self.facts)
+        languages = Counter(fact.language for fact in self.facts).most_common(1)
+        self._main_language = languages[0][0] if languages else None
         self._aliases = {
             key: _naming(frozenset().union(*(twin.key for twin in twins)))
             for key, twins in self._twins.items()
@@ -112,9 +114,7 @@ class FactTable:
     @property
     def main_language(self) -> str | None:
         """The language most of the KB's facts are stated in (None for no facts)."""
-        if not self.facts:
-            return None
-        return Counter(fact.language for fact in self.facts).most_common(1)[0][0]
+        return self._main_language
 
     @classmethod
     def from_documents(cls, documents: Mapping[str, str]) -> "FactTable":
