@@ -266,7 +266,7 @@ def siblings_of(
                 add(other, other.key)
         for other in parallel:
             if other.group != fact.group and _naming(other.key) & _naming(fact.key):
-                add(other, heading_terms(other))
+                add(other, _heading_terms(other))
     return list(found.values())
 
 
@@ -276,7 +276,7 @@ def _parent(group: str) -> str:
     return head
 
 
-def heading_terms(fact: Fact) -> frozenset[str]:
+def _heading_terms(fact: Fact) -> frozenset[str]:
     """The terms of the fact's own (last) heading."""
     _, _, last = fact.group.rpartition(" > ")
     return terms(last, fact.language) if last else frozenset()
