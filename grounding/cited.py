@@ -10,7 +10,7 @@ row holds:
 |---|---|---|---|
 | 1 | reference | the number carries one; or it is part of a name the KB uses ("Zon 2", "SE4", a retrieved line's "tolvmånadersperiod") and carries none | ``no reference`` |
 | 2 | retrieved | the cited line was retrieved for this question (``[Q]``: the question states the number) | ``not retrieved`` / ``not in the question`` |
-| 3 | stated | a fact of the cited line states it: value (or an end of its range), kind, unit, period, bound, condition (the table of :mod:`grounding.rule`); a clock written as bare hours or a unit of the same dimension is read again | ``not stated by the cited line`` (or what differs) |
+| 3 | stated | a fact of the cited line states it: value (or an end of its range), kind, unit, period, bound, condition, days (the table of :mod:`grounding.rule`); a clock written as bare hours or a unit of the same dimension is read again | ``not stated by the cited line`` (or what differs) |
 | 4 | key | the sentence or the question names the fact's key (its entity or attribute: a lemma, a compound part, an alias from the KB's other language) | ``does not name the cited fact`` |
 | 5 | group | the number's own clause names no other member of the fact's group (the other rows of its column, the other columns of its row, the other labelled lines under its heading, a line with its label in another section, the other numbers of its line); the question neither, when the clause names nothing of the fact's key | ``wrong subject`` |
 
@@ -260,7 +260,9 @@ class CitedChecker:
         """Rows 4 and 5: None when the claim is about the fact, else the reason.
 
         A sibling is named when the claim's clause names it more than it names what the
-        fact's key has and the sibling's lacks (a name counts twice another word). A sibling
+        fact's key has and the sibling's lacks (a name counts twice another word), or names
+        all of the sibling's own names, a name among them, and only part of the fact's ("the
+        Stockholm office" citing the row "Göteborg (head office)"). A sibling
         whose value the sentence states too is named for that number, unless it is of another
         section and the number's own clause names it ("Plus kostar 499 kr [Max's line] och Max
         299 kr [Plus's line]").
@@ -285,9 +287,17 @@ class CitedChecker:
                 # Another section's line is told apart by what it is about, never by the days
                 # its line names ("Västerås ... måndag–fredag 9–16" citing Örebro's hours).
                 own = frozenset(term for term in own if not term.startswith(_DATES))
-            if any(self._weight(names & words) > self._weight(own & words) for words in places):
+            if any(
+                self._weight(names & words) > self._weight(own & words)
+                or (names <= words and self._names_one(names) and not own <= words)
+                for words in places
+            ):
                 return SUBJECT_MISMATCH
         return None
+
+    def _names_one(self, found: frozenset[str]) -> bool:
+        """Whether ``found`` holds a name (a label, a row key, a column), not only verbs."""
+        return any(self.facts.weight(term) > 1 for term in found)
 
     def _weight(self, found: frozenset[str]) -> float:
         """Names (a label, a row key, a column) count twice a verb or "pris"."""

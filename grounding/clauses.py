@@ -10,6 +10,7 @@ sides bind words to numbers the same way.
 | part | terms |
 |---|---|
 | the clause of a number | every term of it, plus ``n:<value>`` of the clause's other numbers; a line break ends a clause like ";" (each line of a paragraph is its own statement); the "and" of a range opened by "between"/"mellan" ("between January 7 and January 31") ends none |
+| a conjunction between two weekdays or months ("telefontid måndag, tisdag och fredag kl. 8–9.30", "SEK 295 (Friday and Saturday SEK 325)") | the clause ends where the list of days begins: the list is the later number's |
 | a number's own words in a clause of several (``near``) | the words before the clause's first number are its; between two numbers, the words before a comma are the earlier number's and those after it the later one's, and with no comma neither's; the words after the last number are its ("7 980 kr före RUT, alltså 3 990 kr efter avdraget") |
 | an enumeration ("58.5% hydropower, 34.0% wind power and 7.5% solar power": commas, then a conjunction) | each item is a clause; the words before its first item are the lead of every item |
 | items without a conjunction: a comma right before a number of the same kind as the one before it ("495 kr in Stockholm, 395 kr in Gothenburg") | each item is a clause, led by the line's opening words |
@@ -22,6 +23,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import pairwise
+from typing import NamedTuple
 
 from grounding.lexicon import LEXICONS, merged
 from grounding.notation import (
@@ -84,7 +86,9 @@ def _clause_spans(
     commas: list[int] = []  # per gap: the last comma's position, or -1
     conjunction: list[bool] = []
     for before, after in pairwise(readings):
-        gap = list(_SPLIT.finditer(text, before.end, after.start))
+        gap = [
+            _days_list(text, before.end, m) for m in _SPLIT.finditer(text, before.end, after.start)
+        ]
         if between_and(text, before, after):
             gap = []  # "between January 7 and January 31": one range, one clause
         cuts.append(_cut(text, gap))
@@ -96,7 +100,7 @@ def _clause_spans(
             and _ITEM_GAP.fullmatch(text, comma[-1].start(), after.start)
         ):
             cuts[-1] = commas[-1]  # "495 kr in Stockholm, 395 kr in Gothenburg": two items
-        conjunction.append(bool(gap) and bool(_ENUMERATION_END.fullmatch(gap[-1].group())))
+        conjunction.append(bool(gap) and bool(_ENUMERATION_END.fullmatch(gap[-1].mark)))
     cuts.append(len(text))
     first_item: dict[int, int] = {}
     gap = 0
@@ -127,7 +131,31 @@ def _clause_spans(
     return spans, first_item
 
 
-def _cut(text: str, gap: list[re.Match]) -> int:
+class _Split(NamedTuple):
+    """Where a clause may end in the gap between two numbers, and the word or mark there."""
+
+    position: int
+    mark: str
+
+
+_CALENDAR_WORDS = "|".join(
+    sorted(map(re.escape, {*merged("weekdays"), *merged("months")}), key=len, reverse=True)
+)
+_CALENDAR_WORD = re.compile(rf"\s*(?:{_CALENDAR_WORDS})\b", re.IGNORECASE)
+_DAYS_BEFORE = re.compile(rf"(?:\b(?:{_CALENDAR_WORDS})\.?,?\s*)+\Z", re.IGNORECASE)
+
+
+def _days_list(text: str, start: int, split: re.Match) -> _Split:
+    """A conjunction joining two weekdays or months ("onsdag och fredag") ends a clause
+    where their list begins (a mark, so a strong end); any other split ends it where it is."""
+    if split.group()[0].isalpha() and _CALENDAR_WORD.match(text, split.end()):
+        days = _DAYS_BEFORE.search(text, start, split.start())
+        if days is not None:
+            return _Split(days.start(), ",")
+    return _Split(split.start(), split.group())
+
+
+def _cut(text: str, gap: list["_Split"]) -> int:
     """Where a clause ends in the gap between two numbers (-1: no end there): at its last
     ";", line break, sentence end or conjunction after a comma, else at its last conjunction.
 
@@ -137,9 +165,9 @@ def _cut(text: str, gap: list[re.Match]) -> int:
     if not gap:
         return -1
     strong = [
-        m for m in gap if not m.group()[0].isalpha() or text[: m.start()].rstrip().endswith(",")
+        s for s in gap if not s.mark[0].isalpha() or text[: s.position].rstrip().endswith(",")
     ]
-    return (strong or gap)[-1].start()
+    return (strong or gap)[-1].position
 
 
 def clauses_of(text: str, readings: list[Reading], language: str) -> list[Clause]:

@@ -11,6 +11,7 @@ a fact states the claim when every row holds:
 | 3 | unit | the claim states none, or the fact's (a header's "Price (SEK)" counts); the checker reads a claim again in each other unit of its dimension ("0,886 kr/kWh" is "88,60 öre/kWh") | ``different unit`` |
 | 4 | period | the claim states none, or the fact's ("per år", "an hour", "Årsavgift") | ``different period`` |
 | 5 | condition | each family the claim and the fact both state agrees: a bound ("över", "upp till"), a deadline ("senast", "tidigast"), an inclusion ("inkl.", "exkl."), what it counts by ("per elev", one language only; never against a fact stating a period instead) | ``different bound or condition`` |
+| 6 | days | the claim's clause names no weekday (no month), or the fact none, or one they share: "07:00–20:00 on Saturdays" is not "Staffed hours (Mon–Fri): 07:00–20:00" | ``different days`` |
 
 Values are canonical (:mod:`grounding.notation`); everything language-specific
 is in :mod:`grounding.lexicon`. ``could_be_stated_from`` says which of a fact's
@@ -29,6 +30,7 @@ UNIT_MISMATCH = "different unit"
 PERIOD_MISMATCH = "different period"
 CONDITION_MISMATCH = "different bound or condition"
 SUBJECT_MISMATCH = "wrong subject"
+DAYS_MISMATCH = "different days"
 
 _UNIT_LEFT_OUT = frozenset({Kind.AMOUNT, Kind.QUANTITY, Kind.DURATION, Kind.COUNT})
 
@@ -75,7 +77,7 @@ def could_be_stated_from(claim: Claim, fact: Fact) -> bool:
 
 
 def stated_alike(claim: Claim, fact: Fact) -> str | None:
-    """Rows 2-5: None when kind, unit, period and conditions fit, else the reason."""
+    """Rows 2-6: None when kind, unit, period, conditions and days fit, else the reason."""
     if not kind_matches(claim, fact):
         return KIND_MISMATCH
     if claim.unit is not None and claim.unit != fact.unit:
@@ -84,7 +86,34 @@ def stated_alike(claim: Claim, fact: Fact) -> str | None:
         return PERIOD_MISMATCH
     if not conditions_agree(claim, fact):
         return CONDITION_MISMATCH
+    if not days_agree(claim, fact):
+        return DAYS_MISMATCH
     return None
+
+
+_CALENDAR = ("weekday:", "month:")
+
+
+def days_agree(claim: Claim, fact: Fact) -> bool:
+    """Row 6: the weekdays (and the months) the claim's own clause names meet the fact's.
+
+    Only where both name some: a clause without a day ("öppet 9–17") or a fact without one
+    (a price) says nothing here. The fact's days are its key's and its qualifiers' (a column
+    header's "(Mon–Fri)", a heading's "Lördagar", a cell's own "lör").
+    """
+    for family in _CALENDAR:
+        said = _calendar(claim.qualifiers, family)
+        if not said:
+            continue
+        stated = _calendar(fact.key, family) | _calendar(fact.qualifiers, family)
+        if stated and not said & stated:
+            return False
+    return True
+
+
+@lru_cache(maxsize=65536)
+def _calendar(found: frozenset[str], family: str) -> frozenset[str]:
+    return frozenset(term for term in found if term.startswith(family))
 
 
 _CONDITION_FAMILIES = ("bound:", "deadline:", "incl:", "per:")

@@ -117,15 +117,16 @@ def test_a_number_stated_by_the_line_it_cites_about_what_the_sentence_names_pass
             rule.PERIOD_MISMATCH,
         ),
         ("Vad kostar Guld?", "Guld har 199 % rabatt [@Guld: 199].", rule.KIND_MISMATCH),
+        # row 3: days (the clause names a day the cited line does not)
+        (
+            "När är det öppet?",
+            "På fredagar är det öppet 10.00–19.00 [@Måndag].",
+            rule.DAYS_MISMATCH,
+        ),
         # row 4: key
         ("Var parkerar jag?", "Parkeringen är 150 kr [@Extra tömning].", cited.KEY_NOT_NAMED),
         # row 5: group (the clause names another member of the fact's group)
         ("Vad kostar Guld?", "Silver kostar 199 kr/månad [@Guld: 199].", rule.SUBJECT_MISMATCH),
-        (
-            "När är det öppet?",
-            "På fredagar är det öppet 10.00–19.00 [@Måndag].",
-            rule.SUBJECT_MISMATCH,
-        ),
     ],
 )
 def test_each_row_of_the_rule_withholds(question, answer, reason):
@@ -532,6 +533,86 @@ def test_each_plan_is_bound_to_its_own_column(answer, grounded):
     assert verdict.grounded is grounded, verdict.unsupported
 
 
+DAYS = {
+    "kb/gyms.md": (
+        "# Gyms\n\n| Gym | Staffed hours (Mon–Fri) | Opening hours weekends |\n|---|---|---|\n"
+        "| Södermalm | 07:00–20:00 | 07:00–21:00 |\n| Kungsholmen | 07:00–19:00 | 08:00–20:00 |\n"
+    ),
+    "kb/kontakt.md": (
+        "# Kontakt\n\n"
+        "- Alvesta: 0472-305 60, telefontid måndag, tisdag, onsdag och fredag kl. 8.00–9.30\n"
+    ),
+    "kb/prices.md": (
+        "# Prices\n\n"
+        "- Studio productions: unreserved seating, SEK 295 (Friday and Saturday SEK 325)\n"
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    ("question", "answer", "reason"),
+    [
+        (
+            "Is Södermalm staffed on Saturdays?",
+            "Södermalm is staffed 07:00–20:00 [@| Söder] on Saturdays.",
+            rule.DAYS_MISMATCH,
+        ),
+        ("Is Södermalm staffed?", "Södermalm is staffed 07:00–20:00 [@| Söder] on Tuesdays.", None),
+        ("Is Södermalm staffed?", "Södermalm is staffed 07:00–20:00 [@| Söder].", None),
+        (
+            "När kan jag ringa Alvesta?",
+            "På tisdagar är telefontiden i Alvesta 8.00–9.30 [@Alvesta].",
+            None,
+        ),
+        (
+            "När kan jag ringa Alvesta?",
+            "På torsdagar är telefontiden i Alvesta 8.00–9.30 [@Alvesta].",
+            rule.DAYS_MISMATCH,
+        ),
+        ("What is a Studio ticket?", "Studio tickets cost SEK 325 [@Studio] on Saturdays.", None),
+        (
+            "What is a Studio ticket?",
+            "Studio tickets cost SEK 295 [@Studio] on Saturdays.",
+            rule.SUBJECT_MISMATCH,  # Saturday names the 325, the 295's sibling
+        ),
+        ("What is a Studio ticket?", "Studio tickets cost SEK 295 [@Studio] on Wednesdays.", None),
+    ],
+)
+def test_a_day_the_clause_names_must_be_one_the_cited_fact_states(question, answer, reason):
+    """Row 3, days: "07:00–20:00 on Saturdays" is not "Staffed hours (Mon–Fri): 07:00–20:00"."""
+    verdict = check(DAYS, answer, question)
+    assert (verdict.grounded, reasons(verdict)) == (reason is None, [reason] if reason else [])
+
+
+BRANCHES = {
+    "kb/offices.md": (
+        "# Offices\n\nWe have two staffed offices. You can pick up and return your car there.\n\n"
+        "| Office | Phone | Sunday |\n|---|---|---|\n"
+        "| Göteborg (head office) | 031-700 12 34 | 10:00–14:00 |\n"
+        "| Stockholm | 08-550 12 34 | 10:00–16:00 |\n"
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    ("answer", "grounded"),
+    [
+        ("On Sundays the Stockholm office is open 10:00–14:00 [@| Göteborg].", False),
+        ("You can call the Stockholm office on 031-700 12 34 [@| Göteborg].", False),
+        ("On Sundays the Stockholm office is open 10:00–16:00 [@| Stockholm].", True),
+        ("On Sundays the Göteborg office is open 10:00–14:00 [@| Göteborg].", True),
+        ("On Sundays the head office is open 10:00–14:00 [@| Göteborg].", True),
+    ],
+)
+def test_a_clause_naming_all_of_a_siblings_own_name_and_part_of_the_facts_is_the_siblings(
+    answer, grounded
+):
+    """Row 5: "the Stockholm office" names all of the Stockholm row's own key and only the
+    "office" of "Göteborg (head office)": it is about the Stockholm row."""
+    verdict = check(BRANCHES, answer, "When is the Stockholm office open?")
+    assert verdict.grounded is grounded, verdict.unsupported
+
+
 @pytest.mark.parametrize(
     ("claim_text", "fact_text", "competes"),
     [
@@ -552,7 +633,7 @@ def test_a_measure_competes_in_any_unit_of_its_own_dimension_only(claim_text, fa
     ("module", "checks"),
     [
         (cited, ("reference", "retrieved", "stated", "key", "group")),
-        (rule, ("value", "kind", "unit", "period", "condition")),
+        (rule, ("value", "kind", "unit", "period", "condition", "days")),
     ],
 )
 def test_the_rule_is_a_table_in_the_module_docstring_that_fits_on_a_screen(module, checks):

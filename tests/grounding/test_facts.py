@@ -173,6 +173,38 @@ def test_a_conjunction_after_a_comma_ends_the_clause_not_a_later_one_joining_two
     assert {"elpatron", "termostat"} <= three.qualifiers
 
 
+def _days(fact: Fact) -> set[str]:
+    return {term for term in fact.qualifiers if term.startswith("weekday:")}
+
+
+@pytest.mark.parametrize(
+    ("line", "value", "days", "other", "other_days"),
+    [
+        (
+            "- Alvesta: 0472-305 60, telefontid måndag, tisdag, onsdag och fredag kl. 8.00–9.30",
+            "08:00-09:30",
+            {1, 2, 3, 5},
+            "+4647230560",
+            set(),
+        ),
+        (
+            "- Studio productions: unreserved seating, SEK 295 (Friday and Saturday SEK 325)",
+            "325",
+            {5, 6},
+            "295",
+            set(),
+        ),
+    ],
+)
+def test_a_list_of_days_joined_by_a_conjunction_is_the_later_numbers(
+    line, value, days, other, other_days
+):
+    """The "och" of "onsdag och fredag" ends no clause there: the list is the later number's."""
+    facts = extract_facts(f"# Kontakt\n\n{line}\n", file="a.md")
+    assert _days(by_value(facts, value)) == {f"weekday:{day}" for day in days}
+    assert _days(by_value(facts, other)) == other_days
+
+
 @pytest.mark.parametrize(
     ("sentence", "near"),
     [
