@@ -241,23 +241,26 @@ def siblings_of(
     | a labelled line ("Telefon: ...") | the lines with the same label in other sections, in any file ("Telefon:" under each office) | the sibling's heading |
 
     A sibling that states the same value is none (two plans with one price). The terms the
-    fact's own key or subject has are never a sibling's name.
+    fact's own key or subject has are never a sibling's name, except, for another row of its
+    column, what every row's subject has (the table's heading may name every row).
     """
     own = fact.key | fact.subject
     found: dict[int, tuple[Fact, frozenset[str]]] = {}
 
-    def add(other: Fact, names: frozenset[str]) -> None:
+    def add(other: Fact, names: frozenset[str], own: frozenset[str] = own) -> None:
         names = _naming(names) - own
         if other is not fact and other.value != fact.value and names:
             found.setdefault(id(other), (other, names))
 
     if fact.cell is not None and fact.cell[0] > 0:
         row, column = fact.cell
-        for other in group:
-            if other.cell is None or other.cell[0] == 0:
-                continue
+        body = [other for other in group if other.cell is not None and other.cell[0] > 0]
+        # What every row's subject has is the table's (its headings, its lead-in), and may
+        # name every row ("bilpool i Umeå, Luleå och Sundsvall"): it names another row still.
+        rows_own = own - frozenset.intersection(*(other.subject for other in body))
+        for other in body:
             if other.cell[1] == column and other.cell[0] != row:
-                add(other, other.entity)
+                add(other, other.entity, rows_own | fact.key)
             elif other.cell[0] == row and other.cell[1] != column:
                 add(other, other.attribute)
     elif fact.cell is None:

@@ -613,6 +613,32 @@ def test_a_clause_naming_all_of_a_siblings_own_name_and_part_of_the_facts_is_the
     assert verdict.grounded is grounded, verdict.unsupported
 
 
+CITIES = {
+    "kb/index.md": (
+        "# Bilpool i Umeå, Luleå och Sundsvall\n\n"
+        "Bilarna står på fasta stationer i bostadsområden och vid resecentrum.\n\n"
+        "| Stad | Stationer | Elbil |\n|---|---|---|\n"
+        "| Umeå | 19 | 16 |\n| Luleå | 12 | 9 |\n| Sundsvall | 11 | 9 |\n"
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    ("answer", "grounded"),
+    [
+        ("I Sundsvall finns 16 elbilar [@| Umeå].", False),
+        ("I Umeå finns 16 elbilar [@| Umeå].", True),
+        ("I Sundsvall finns 9 elbilar [@| Sundsvall].", True),
+        ("I Luleå finns 12 stationer [@| Luleå].", True),
+    ],
+)
+def test_a_row_named_by_the_tables_heading_is_still_named_by_the_clause(answer, grounded):
+    """Row 5: a heading naming every row ("Bilpool i Umeå, Luleå och Sundsvall") is every
+    cell's subject, yet "Sundsvall" in the clause names the Sundsvall row, not Umeå's."""
+    verdict = check(CITIES, answer, "Hur många elbilar finns det?")
+    assert verdict.grounded is grounded, verdict.unsupported
+
+
 @pytest.mark.parametrize(
     ("claim_text", "fact_text", "competes"),
     [
