@@ -45,6 +45,7 @@ _PLAIN_REASONS = {
     "different bound or condition": gettext_noop(
         "appears in the KB only with another bound or condition"
     ),
+    "different days": gettext_noop("appears in the KB only for other days"),
     "wrong subject": _ELSEWHERE,
     "supporting line is about something else": _ELSEWHERE,
 }
