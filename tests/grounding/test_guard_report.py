@@ -8,7 +8,7 @@ withheld, at least 97 % of the generated restatements passed, at most 5 % of the
 impossible to tell apart. The indistinguishable target holds on every KB, the restatement
 target on every KB but kommun. The guard does not yet withhold every generated wrong answer:
 ``WRONG_PASSES_AT_MOST`` and ``MIN_RESTATED`` are what each KB reaches today (measured
-2026-12-02 on main 69e2373's guard), floors that must only move towards the targets. The miss
+2026-12-02 on main 69e2373's guard, bikeshop's and insurance's again on 2026-12-03), floors that must only move towards the targets. The miss
 classes are in the report of the branch that made these cases (issue-41-mutate).
 """
 
@@ -23,14 +23,16 @@ from django.core.management import CommandError, call_command
 from grounding import selectors
 
 DEV_SET = settings.BASE_DIR / "tests" / "grounding" / "dev"
-# Generated wrong answers the guard lets through today (of 911, 465, 172, 842, 638 and 441);
+# Generated wrong answers the guard lets through today (of 911, 468, 172, 869, 638 and 441;
+# bikeshop 10 -> 6 and insurance 23 -> 12 with the days row and the list-of-days clause of
+# 2026-12-03, the same over three hash seeds);
 # the issue's target is 0 for each. kommun's figure depends on the hash seed (the guard's and
 # retrieval's set order): 10 to 12 over three processes, so its floor is the worst seen + 1.
 WRONG_PASSES_AT_MOST = {
     "kb": 12,
-    "bikeshop": 10,
+    "bikeshop": 6,
     "broadband": 1,
-    "insurance": 23,
+    "insurance": 12,
     "kommun": 13,
     "utility": 3,
 }
