@@ -8,8 +8,9 @@ withheld, at least 97 % of the generated restatements passed, at most 5 % of the
 impossible to tell apart. The indistinguishable target holds on every KB, the restatement
 target on every KB but kommun. The guard does not yet withhold every generated wrong answer:
 ``WRONG_PASSES_AT_MOST`` and ``MIN_RESTATED`` are what each KB reaches today (measured
-2026-12-02 on main 69e2373's guard, bikeshop's and insurance's again on 2026-12-03), floors that must only move towards the targets. The miss
-classes are in the report of the branch that made these cases (issue-41-mutate).
+2026-12-02 on main 69e2373's guard, bikeshop and insurance again on 2026-12-03), floors that
+must only move towards the targets. The miss classes are in the report of the branch that made
+these cases (issue-41-mutate).
 """
 
 import json
