@@ -289,13 +289,13 @@ class CitedChecker:
                 own = frozenset(term for term in own if not term.startswith(_DATES))
             if any(
                 self._weight(names & words) > self._weight(own & words)
-                or (names <= words and self._names_one(names) and not own <= words)
+                or (names <= words and self._has_name(names) and not own <= words)
                 for words in places
             ):
                 return SUBJECT_MISMATCH
         return None
 
-    def _names_one(self, found: frozenset[str]) -> bool:
+    def _has_name(self, found: frozenset[str]) -> bool:
         """Whether ``found`` holds a name (a label, a row key, a column), not only verbs."""
         return any(self.facts.weight(term) > 1 for term in found)
 

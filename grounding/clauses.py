@@ -155,7 +155,7 @@ def _days_list(text: str, start: int, split: re.Match) -> _Split:
     return _Split(split.start(), split.group())
 
 
-def _cut(text: str, gap: list["_Split"]) -> int:
+def _cut(text: str, gap: list[_Split]) -> int:
     """Where a clause ends in the gap between two numbers (-1: no end there): at its last
     ";", line break, sentence end or conjunction after a comma, else at its last conjunction.
 

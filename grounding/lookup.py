@@ -257,7 +257,7 @@ def siblings_of(
         body = [other for other in group if other.cell is not None and other.cell[0] > 0]
         # What every row's subject has is the table's (its headings, its lead-in), and may
         # name every row ("bilpool i Umeå, Luleå och Sundsvall"): it names another row still.
-        rows_own = own - frozenset.intersection(*(other.subject for other in body))
+        rows_own = own - fact.subject.intersection(*(other.subject for other in body))
         for other in body:
             if other.cell[1] == column and other.cell[0] != row:
                 add(other, other.entity, rows_own | fact.key)
