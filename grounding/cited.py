@@ -34,6 +34,7 @@ from grounding.notation import Kind
 from grounding.numerals import is_numeral_compound, spelled_out
 from grounding.references import QUESTION, Reference, strip_references
 from grounding.rule import (
+    CALENDAR,
     SUBJECT_MISMATCH,
     could_be_stated_from,
     is_identifier,
@@ -63,7 +64,6 @@ class CheckCancelled(Exception):
 
 # Terms that name no subject: conditions and the numbers of a clause.
 _NOT_A_NAME = ("bound:", "incl:", "deadline:", "per:", "counts:", "#")
-_DATES = ("weekday:", "month:")
 
 
 def failure_reason(unsupported: UnsupportedNumber) -> str:
@@ -286,7 +286,7 @@ class CitedChecker:
             if _other_section(fact, sibling):
                 # Another section's line is told apart by what it is about, never by the days
                 # its line names ("Västerås ... måndag–fredag 9–16" citing Örebro's hours).
-                own = frozenset(term for term in own if not term.startswith(_DATES))
+                own = frozenset(term for term in own if not term.startswith(CALENDAR))
             if any(
                 self._weight(names & words) > self._weight(own & words)
                 or (names <= words and self._has_name(names) and not own <= words)

@@ -91,7 +91,7 @@ def stated_alike(claim: Claim, fact: Fact) -> str | None:
     return None
 
 
-_CALENDAR = ("weekday:", "month:")
+CALENDAR = ("weekday:", "month:")  # the term prefixes of weekdays and months
 
 
 def days_agree(claim: Claim, fact: Fact) -> bool:
@@ -101,7 +101,7 @@ def days_agree(claim: Claim, fact: Fact) -> bool:
     (a price) says nothing here. The fact's days are its key's and its qualifiers' (a column
     header's "(Mon–Fri)", a heading's "Lördagar", a cell's own "lör").
     """
-    for family in _CALENDAR:
+    for family in CALENDAR:
         said = _calendar(claim.qualifiers, family)
         if not said:
             continue
