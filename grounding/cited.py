@@ -29,7 +29,7 @@ from typing import NamedTuple
 
 from grounding.claims import Claim, as_bare_hours, as_clock, extract_claims, in_other_units
 from grounding.facts import Fact
-from grounding.lookup import FactLookup, FactTable
+from grounding.lookup import FactLookup, FactTable, naming
 from grounding.notation import Kind
 from grounding.numerals import is_numeral_compound, spelled_out
 from grounding.references import QUESTION, Reference, strip_references
@@ -60,10 +60,6 @@ MAX_FAILURE_CITATIONS = 3
 
 class CheckCancelled(Exception):
     """The turn whose answer was being checked is gone: ``CitedChecker.cancel`` was called."""
-
-
-# Terms that name no subject: conditions and the numbers of a clause.
-_NOT_A_NAME = ("bound:", "incl:", "deadline:", "per:", "counts:", "#")
 
 
 def failure_reason(unsupported: UnsupportedNumber) -> str:
@@ -268,13 +264,13 @@ class CitedChecker:
         299 kr [Plus's line]").
         """
         said = claim.subject | self.question_terms
-        key = _naming(fact.key | self.facts.aliases(fact))
+        key = self.facts.key_names(fact)
         if not key & said:
             return KEY_NOT_NAMED
-        clause = _naming(claim.qualifiers | claim.lead)
+        clause = naming(claim.qualifiers | claim.lead)
         # The clause decides; the question only when the clause names nothing of the key.
-        places = [clause] if key & clause else [clause, _naming(self.question_terms)]
-        for sibling, names in self.facts.siblings(fact):
+        places = [clause] if key & clause else [clause, naming(self.question_terms)]
+        for sibling, names in self.facts.siblings(fact, named_by=frozenset().union(*places)):
             self._go_on()
             if not could_be_stated_from(claim, sibling):
                 continue
@@ -409,10 +405,6 @@ def _other_section(fact: Fact, sibling: Fact) -> bool:
         and sibling.group != fact.group
         and sibling.language == fact.language
     )
-
-
-def _naming(found: frozenset[str]) -> frozenset[str]:
-    return frozenset(t for t in found if not t.startswith(_NOT_A_NAME))
 
 
 def _same_value(value: str, other: str) -> bool:

@@ -38,9 +38,13 @@ class FactLookup(Protocol):
 
     def by_id(self, fact_id: str) -> Fact | None: ...
 
-    def siblings(self, fact: Fact) -> list[tuple[Fact, frozenset[str]]]: ...
+    def siblings(
+        self, fact: Fact, named_by: frozenset[str] | None = None
+    ) -> list[tuple[Fact, frozenset[str]]]: ...
 
     def aliases(self, fact: Fact) -> frozenset[str]: ...
+
+    def key_names(self, fact: Fact) -> frozenset[str]: ...
 
     def is_name(self, before: str, number: str, words: frozenset[str]) -> bool: ...
 
@@ -80,7 +84,7 @@ class FactTable:
         languages = Counter(fact.language for fact in self.facts).most_common(1)
         self._main_language = languages[0][0] if languages else None
         self._aliases = {
-            key: _naming(frozenset().union(*(twin.key for twin in twins)))
+            key: naming(frozenset().union(*(twin.key for twin in twins)))
             for key, twins in self._twins.items()
         }
         self._by_key_term: dict[str, list[Fact]] = defaultdict(list)
@@ -91,8 +95,8 @@ class FactTable:
             for term in fact.key | self._aliases.get(id(fact), frozenset()):
                 self._by_key_term[term].append(fact)
             for twin in self._twins.get(id(fact), ()):
-                for term in _naming(twin.key) - fact.key:
-                    translations[term].update(_naming(fact.key) - twin.key)
+                for term in naming(twin.key) - fact.key:
+                    translations[term].update(naming(fact.key) - twin.key)
         self._translations = {term: frozenset(found) for term, found in translations.items()}
         # Sections under one parent heading ("## Plus", "## Max"): their facts are parallel.
         self._parallel: dict[str, list[Fact]] = defaultdict(list)
@@ -107,6 +111,11 @@ class FactTable:
         for text in dict.fromkeys(fact.text for fact in self.facts):
             for before, number, after in _name_pairs(text):
                 self._name_phrases[number].append((before, after))
+        # Each fact's siblings and names, found at its first check: they depend on this table.
+        self._siblings_found: dict[int, tuple[list, frozenset[str]]] = {}
+        self._siblings_kept = 0
+        self._own = frozenset(id(fact) for fact in self.facts)
+        self._key_names: dict[int, frozenset[str]] = {}
 
     def __len__(self) -> int:
         return len(self.facts)
@@ -164,15 +173,34 @@ class FactTable:
     def by_id(self, fact_id: str) -> Fact | None:
         return self._by_id.get(fact_id)
 
-    def siblings(self, fact: Fact) -> list[tuple[Fact, frozenset[str]]]:
+    def siblings(
+        self, fact: Fact, named_by: frozenset[str] | None = None
+    ) -> list[tuple[Fact, frozenset[str]]]:
         """The facts ``fact`` must be told apart from, each with the terms that name it and
         not ``fact`` (see ``siblings_of``); a fact the KB's other language restates has its
-        twin's siblings too ("Home Mellan ... SEK 1,500" is told from "Hem Total")."""
+        twin's siblings too ("Home Mellan ... SEK 1,500" is told from "Hem Total"). With
+        ``named_by``, only the siblings one of those terms names."""
+        found, names_any = self._siblings_found.get(id(fact)) or self._find_siblings(fact)
+        if named_by is None:
+            return list(found)
+        if names_any.isdisjoint(named_by):
+            return []
+        return [(other, names) for other, names in found if not names.isdisjoint(named_by)]
+
+    def _find_siblings(self, fact: Fact) -> tuple[list, frozenset[str]]:
         found = self._siblings(fact)
         own = fact.key | fact.subject
         for twin in self._twins.get(id(fact), ()):
             found += [(other, names - own) for other, names in self._siblings(twin) if names - own]
-        return found
+        names_any = frozenset().union(*(names for _, names in found))
+        if id(fact) not in self._own:  # a fact of another table: its id may be reused
+            return found, names_any
+        self._siblings_kept += len(found)
+        if self._siblings_kept > SIBLINGS_KEPT:  # a bound on memory: start again
+            self._siblings_found.clear()
+            self._siblings_kept = len(found)
+        self._siblings_found[id(fact)] = found, names_any
+        return found, names_any
 
     def _siblings(self, fact: Fact) -> list[tuple[Fact, frozenset[str]]]:
         parallel: Sequence[Fact] = ()
@@ -187,6 +215,15 @@ class FactTable:
     def aliases(self, fact: Fact) -> frozenset[str]:
         """The fact's key in the KB's other language, where a line there states it too."""
         return self._aliases.get(id(fact), frozenset())
+
+    def key_names(self, fact: Fact) -> frozenset[str]:
+        """What names the fact: the terms of its key and aliases that can name a subject."""
+        found = self._key_names.get(id(fact))
+        if found is None:
+            found = naming(fact.key) | self.aliases(fact)
+            if id(fact) in self._own:
+                self._key_names[id(fact)] = found
+        return found
 
     def keyed_by(self, term: str) -> Sequence[Fact]:
         """The facts whose key or alias has ``term``."""
@@ -211,6 +248,9 @@ class FactTable:
 
 
 NAME_WEIGHT = 2.0
+# How many (fact, sibling) pairs a table keeps found (about 0.6 kB each; the shipped KB has
+# 2,600): a check finds the rest again.
+SIBLINGS_KEPT = 20_000
 
 
 def _names(fact: Fact) -> frozenset[str]:
@@ -224,7 +264,8 @@ def _names(fact: Fact) -> frozenset[str]:
 _NOT_A_NAME = ("bound:", "incl:", "deadline:", "per:", "counts:", "#")
 
 
-def _naming(found: frozenset[str]) -> frozenset[str]:
+def naming(found: frozenset[str]) -> frozenset[str]:
+    """The terms of ``found`` that can name a subject: no bound, period or count marker."""
     return frozenset(t for t in found if not t.startswith(_NOT_A_NAME))
 
 
@@ -248,7 +289,7 @@ def siblings_of(
     found: dict[int, tuple[Fact, frozenset[str]]] = {}
 
     def add(other: Fact, names: frozenset[str], own: frozenset[str] = own) -> None:
-        names = _naming(names) - own
+        names = naming(names) - own
         if other is not fact and other.value != fact.value and names:
             found.setdefault(id(other), (other, names))
 
@@ -268,7 +309,7 @@ def siblings_of(
             if other.cell is None:
                 add(other, other.key)
         for other in parallel:
-            if other.group != fact.group and _naming(other.key) & _naming(fact.key):
+            if other.group != fact.group and naming(other.key) & naming(fact.key):
                 add(other, _heading_terms(other))
     return list(found.values())
 

@@ -698,11 +698,11 @@ class BlockingFacts:
         self.go = threading.Event()
         self.sibling_calls = 0
 
-    def siblings(self, fact):
+    def siblings(self, fact, named_by=None):
         self.sibling_calls += 1
         self.entered.set()
         assert self.go.wait(30)
-        return self._facts.siblings(fact)
+        return self._facts.siblings(fact, named_by)
 
     def __getattr__(self, name):
         return getattr(self._facts, name)

@@ -1,0 +1,78 @@
+"""The KB-wide fact lookup (grounding/lookup.py): a fact's siblings, found once and kept."""
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from grounding import lookup
+from grounding.facts import extract_facts
+from grounding.lookup import FactTable
+
+PRICES = """# Priser
+
+| Plan | Pris per månad | Bindningstid |
+|---|---|---|
+| Bas | 199 kr | 12 månader |
+| Plus | 299 kr | 24 månader |
+| Max | 399 kr | 24 månader |
+
+## Support
+
+- Telefon: 08-123 45 67
+- Chatt: vardagar 8-17
+"""
+
+
+def _table() -> FactTable:
+    return FactTable.from_documents({"kb/priser.md": PRICES})
+
+
+def _all_names(table: FactTable) -> list[str]:
+    found = (names for fact in table.facts for _, names in table.siblings(fact))
+    return sorted(frozenset().union(*found))
+
+
+@given(st.data())
+def test_the_siblings_named_by_some_terms_are_those_of_all_its_siblings_the_terms_name(data):
+    table = _table()
+    fact = data.draw(st.sampled_from(table.facts))
+    words = frozenset(data.draw(st.lists(st.sampled_from(_all_names(table)), max_size=4)))
+    every = table.siblings(fact)
+    assert table.siblings(fact, named_by=words) == [
+        (other, names) for other, names in every if names & words
+    ]
+
+
+def test_a_cells_siblings_are_the_other_rows_of_its_column_and_columns_of_its_row():
+    table = _table()
+    plus = next(fact for fact in table.facts if fact.value == "299")
+    values = sorted(other.value for other, _ in table.siblings(plus))
+    assert values == ["199", "24", "399"]
+
+
+def test_siblings_found_again_after_the_table_let_them_go_are_the_same(monkeypatch):
+    table = _table()
+    first = {id(fact): table.siblings(fact) for fact in table.facts}
+    monkeypatch.setattr(lookup, "SIBLINGS_KEPT", 2)  # every fact now evicts the ones before
+    for _ in range(2):
+        for fact in table.facts:
+            assert table.siblings(fact) == first[id(fact)]
+
+
+def test_a_table_keeps_at_most_its_bound_of_siblings(monkeypatch):
+    monkeypatch.setattr(lookup, "SIBLINGS_KEPT", 4)
+    table = _table()
+    for fact in table.facts:
+        table.siblings(fact)
+        kept = sum(len(found) for found, _ in table._siblings_found.values())
+        assert kept <= max(4, len(table.siblings(fact)))
+
+
+@pytest.mark.parametrize("times", [1, 2])
+def test_a_fact_of_another_table_gets_its_siblings_here_but_is_not_kept(times):
+    table = _table()
+    edited = extract_facts(PRICES.replace("299 kr", "289 kr"), file="kb/priser.md")
+    stranger = next(fact for fact in edited if fact.value == "289")
+    for _ in range(times):
+        found = table.siblings(stranger)
+    assert found and id(stranger) not in table._siblings_found
