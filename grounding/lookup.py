@@ -64,14 +64,12 @@ class FactTable:
     def __init__(self, facts: Iterable[Fact]):
         self.facts: tuple[Fact, ...] = tuple(facts)
         by_key: dict[str, list[Fact]] = defaultdict(list)
-        by_file: dict[str, list[Fact]] = defaultdict(list)
         for fact in self.facts:
             for key in fact.keys():  # noqa: SIM118 (a Fact, not a dict)
                 by_key[key].append(fact)
-            by_file[fact.file].append(fact)
         self._names = frozenset().union(*(_names(fact) for fact in self.facts))
         self._by_key = dict(by_key)
-        self._by_file = dict(by_file)
+        self._files = frozenset(fact.file for fact in self.facts)
         self._by_line: dict[tuple[str, int], list[Fact]] = defaultdict(list)
         self._by_group: dict[str, list[Fact]] = defaultdict(list)
         self._by_id: dict[str, Fact] = {}
@@ -164,7 +162,7 @@ class FactTable:
 
     @property
     def files(self) -> frozenset[str]:
-        return frozenset(self._by_file)
+        return self._files
 
     def on_line(self, file: str, line: int) -> Sequence[Fact]:
         """The facts of one KB line (what a ``[PATH:LINE]`` reference points at)."""
