@@ -112,7 +112,6 @@ class FactTable:
         # Each fact's siblings and names, found at its first check: they depend on this table.
         self._siblings_found: dict[int, tuple[list, frozenset[str]]] = {}
         self._siblings_kept = 0
-        self._own = frozenset(id(fact) for fact in self.facts)
         self._key_names: dict[int, frozenset[str]] = {}
 
     def __len__(self) -> int:
@@ -191,7 +190,7 @@ class FactTable:
         for twin in self._twins.get(id(fact), ()):
             found += [(other, names - own) for other, names in self._siblings(twin) if names - own]
         names_any = frozenset().union(*(names for _, names in found))
-        if id(fact) not in self._own:  # a fact of another table: its id may be reused
+        if not self._holds(fact):  # a fact of another table: its id may be reused
             return found, names_any
         self._siblings_kept += len(found)
         if self._siblings_kept > SIBLINGS_KEPT:  # a bound on memory: start again
@@ -219,9 +218,13 @@ class FactTable:
         found = self._key_names.get(id(fact))
         if found is None:
             found = naming(fact.key) | self.aliases(fact)
-            if id(fact) in self._own:
+            if self._holds(fact):
                 self._key_names[id(fact)] = found
         return found
+
+    def _holds(self, fact: Fact) -> bool:
+        """Whether ``fact`` is this table's own (what is found for it may be kept by its id)."""
+        return self._by_id.get(fact.fact_id) is fact
 
     def keyed_by(self, term: str) -> Sequence[Fact]:
         """The facts whose key or alias has ``term``."""
