@@ -38,11 +38,21 @@ KB = "# Sortiment\n\n" + "\n".join(
     for i, name in enumerate(NAMES[:ITEMS])
 )
 QUESTION = f"Vad kostar {NAMES[0]}?"
-# Line 3 is "- Barbya: 10 kr, ..."; the answer states it 38 times in each of 100 sentences, each
-# under the guard's MAX_SENTENCE_CHARS and each its own (a sentence checked once is not checked
-# again): a fraction of a second of checking a sentence, many seconds an answer; six of them
-# one after another keep a core busy for a minute or more.
-CLAIMS = ", ".join(f"{NAMES[0]} kostar 10 kr [sortiment.md:3]" for _ in range(38)) + "."
+# The question retrieves the list's first 30 items (lines 3-32: "- Barbya: 10 kr, ..."). Each of
+# the answer's 100 sentences states them in turn, 38 prices, each citing its line; each sentence
+# is under the guard's MAX_SENTENCE_CHARS and its own (a sentence checked once is not checked
+# again). Each item's group is the whole list (2,000 numbers), more than a fact table keeps
+# found (lookup.SIBLINGS_KEPT), so each price is weighed against its group again: a tenth of a
+# second of checking a sentence, many seconds an answer; six of them one after another keep a
+# core busy for a minute or more.
+RETRIEVED = 30
+CLAIMS = (
+    ", ".join(
+        f"{NAMES[item]} kostar {(item + 1) * 10} kr [sortiment.md:{item + 3}]"
+        for item in (n % RETRIEVED for n in range(38))
+    )
+    + "."
+)
 EXPENSIVE = " ".join("Ja, " * k + CLAIMS for k in range(100))
 CHEAP = "Hej! Vi hjälper dig gärna med det."
 CHECKS = 6
