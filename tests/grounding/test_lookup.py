@@ -50,13 +50,19 @@ def test_a_cells_siblings_are_the_other_rows_of_its_column_and_columns_of_its_ro
     assert values == ["199", "24", "399"]
 
 
+def _described(table: FactTable) -> list[list[tuple]]:
+    return [
+        [(other.value, other.line, other.cell, names) for other, names in table.siblings(fact)]
+        for fact in table.facts
+    ]
+
+
 def test_siblings_found_again_after_the_table_let_them_go_are_the_same(monkeypatch):
+    kept = _described(_table())
+    monkeypatch.setattr(lookup, "SIBLINGS_KEPT", 2)  # every fact evicts the ones before it
     table = _table()
-    first = {id(fact): table.siblings(fact) for fact in table.facts}
-    monkeypatch.setattr(lookup, "SIBLINGS_KEPT", 2)  # every fact now evicts the ones before
-    for _ in range(2):
-        for fact in table.facts:
-            assert table.siblings(fact) == first[id(fact)]
+    assert _described(table) == kept
+    assert _described(table) == kept  # found again, each after the others' eviction
 
 
 def test_a_table_keeps_at_most_its_bound_of_siblings(monkeypatch):
