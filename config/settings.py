@@ -259,7 +259,9 @@ TASKS = {
 # A run still "running" this long after it started died with its process: the next start
 # marks it failed instead of being refused.
 KB_IMPORT_RUN_STALE_SECONDS = env.int("KB_IMPORT_RUN_STALE_SECONDS", default=3600)
-RETRIEVAL_TOP_K = env.int("RETRIEVAL_TOP_K", default=5)
+# How many chunks a question retrieves: what the generator answers from and the guard counts
+# as retrieved (docs/grounding.md, "Retrieval", has the measurements behind 10).
+RETRIEVAL_TOP_K = env.int("RETRIEVAL_TOP_K", default=10)
 # A chunk is retrieved when it shares a search term with the question and scores at
 # least this share of the best chunk's BM25 score (relative: a score's scale depends on
 # the KB's size). The question shares no term with the KB: "no support".

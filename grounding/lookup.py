@@ -92,7 +92,7 @@ class FactTable:
             self._by_kind[str(fact.kind)].append(fact)
             for term in fact.key | self._aliases.get(id(fact), frozenset()):
                 self._by_key_term[term].append(fact)
-            for twin in self._twins.get(id(fact), ()):
+            for twin in self._only_twin(fact):
                 for term in naming(twin.key) - fact.key:
                     translations[term].update(naming(fact.key) - twin.key)
         self._translations = {term: frozenset(found) for term, found in translations.items()}
@@ -201,13 +201,38 @@ class FactTable:
 
     def _siblings(self, fact: Fact) -> list[tuple[Fact, frozenset[str]]]:
         parallel: Sequence[Fact] = ()
+        kin: Sequence[Fact] = ()
         if fact.cell is None:
             parallel = self._parallel.get(_parent(fact.group), ())
             if label := label_terms(fact):
                 parallel = (*parallel, *self._labelled.get(label, ()))
+            kin = self._kin(fact)
         return siblings_of(
-            fact, self._by_group.get(fact.group, ()), self.on_line(fact.file, fact.line), parallel
+            fact,
+            self._by_group.get(fact.group, ()),
+            self.on_line(fact.file, fact.line),
+            parallel,
+            kin,
         )
+
+    def _kin(self, fact: Fact) -> list[Fact]:
+        """The lines of other sections, in any file, stating a number like the fact's (kind,
+        unit, period, language) whose keys share two terms with its key ("Vi sparar din order
+        i 7 dagar" under the web shop, "Vi sparar beställda läkemedel i butiken i 14 dagar"
+        under prescriptions)."""
+        own = naming(fact.key)
+        found: dict[int, Fact] = {}
+        for term in own:
+            for other in self._by_key_term.get(term, ()):
+                if (
+                    other.cell is None
+                    and other.group != fact.group
+                    and (other.kind, other.unit, other.period, other.language)
+                    == (fact.kind, fact.unit, fact.period, fact.language)
+                    and len(own & naming(other.key)) >= KIN_SHARED
+                ):
+                    found.setdefault(id(other), other)
+        return list(found.values())
 
     def aliases(self, fact: Fact) -> frozenset[str]:
         """The fact's key in the KB's other language, where a line there states it too."""
@@ -226,6 +251,15 @@ class FactTable:
         """Whether ``fact`` is this table's own (what is found for it may be kept by its id)."""
         return self._by_id.get(fact.fact_id) is fact
 
+    def _only_twin(self, fact: Fact) -> tuple[Fact, ...]:
+        """The fact's twin when each language states its value once: a word-for-word
+        translation of its key. Where either states it more often ("5 seats", "5 bankdagar"),
+        which line restates which is not known, and no words are paired."""
+        twins = self._twins.get(id(fact), ())
+        if len(twins) == 1 and len(self._twins.get(id(twins[0]), ())) == 1:
+            return twins
+        return ()
+
     def keyed_by(self, term: str) -> Sequence[Fact]:
         """The facts whose key or alias has ``term``."""
         return self._by_key_term.get(term, ())
@@ -235,7 +269,7 @@ class FactTable:
 
     def translations(self, term: str) -> frozenset[str]:
         """What ``term`` is in the KB's other language, as its pages in both say: the key
-        terms of the facts whose twins have it (a fact stated alike in both languages)."""
+        terms of the facts whose only twins have it (a value stated once in each language)."""
         return self._translations.get(term, frozenset())
 
     def is_name(self, before: str, number: str, words: frozenset[str]) -> bool:
@@ -249,6 +283,8 @@ class FactTable:
 
 
 NAME_WEIGHT = 2.0
+# How many key terms a line of another section shares with a fact to be its kin.
+KIN_SHARED = 2
 # How many (fact, sibling) pairs a table keeps found (about 0.6 kB each; the shipped KB has
 # 2,600): a check finds the rest again.
 SIBLINGS_KEPT = 20_000
@@ -271,7 +307,11 @@ def naming(found: frozenset[str]) -> frozenset[str]:
 
 
 def siblings_of(
-    fact: Fact, group: Iterable[Fact], line: Iterable[Fact], parallel: Iterable[Fact] = ()
+    fact: Fact,
+    group: Iterable[Fact],
+    line: Iterable[Fact],
+    parallel: Iterable[Fact] = (),
+    kin: Iterable[Fact] = (),
 ) -> list[tuple[Fact, frozenset[str]]]:
     """The parallel facts of ``fact`` and what names each of them and not ``fact``.
 
@@ -279,8 +319,9 @@ def siblings_of(
     |---|---|---|
     | a table's body cell | the other rows of its column, the other columns of its row | the sibling's row key (same column) or column header (same row) |
     | a number of a list or paragraph | the other numbers under its heading, its line's included | the sibling's key (its label, or its clause's words) |
-    | the same, in one of several sections under one heading ("## Plus", "## Max") | the numbers of the other sections whose key shares a term with its key ("Bindningstid") | the sibling's heading |
+    | the same, in one of several sections under one heading ("## Plus", "## Max") | the numbers of the other sections | the sibling's heading |
     | a labelled line ("Telefon: ...") | the lines with the same label in other sections, in any file ("Telefon:" under each office) | the sibling's heading |
+    | a number of a list or paragraph | the numbers of the same kind, unit and period in other sections, in any file, whose key shares two terms with its key | the sibling's key |
 
     A sibling that states the same value is none (two plans with one price). The terms the
     fact's own key or subject has are never a sibling's name, except, for another row of its
@@ -310,8 +351,10 @@ def siblings_of(
             if other.cell is None:
                 add(other, other.key)
         for other in parallel:
-            if other.group != fact.group and naming(other.key) & naming(fact.key):
+            if other.group != fact.group:
                 add(other, _heading_terms(other))
+        for other in kin:
+            add(other, other.key)
     return list(found.values())
 
 

@@ -210,10 +210,19 @@ def _parse_en(span: str) -> int | None:
 
 def _article(text: str, start: int, end: int) -> bool:
     """Whether "en", "ett" or "one" at ``start`` is an article: no quantity word follows it, or
-    it follows a clock time ("Beställ före 11:00 en vardag": on a weekday, not for one)."""
-    return text[start:end].lower() in ARTICLES and (
-        not is_quantity_word(text, end) or _CLOCK_BEFORE.search(text, 0, start) is not None
-    )
+    it follows a clock time ("Beställ före 11:00 en vardag": on a weekday, not for one). After a
+    bound that counts ("högst ett lån", "at most one loan") it is a number."""
+    if text[start:end].lower() not in ARTICLES or _COUNT_BOUND_BEFORE.search(text, 0, start):
+        return False
+    return not is_quantity_word(text, end) or _CLOCK_BEFORE.search(text, 0, start) is not None
+
+
+_COUNT_BOUND_BEFORE = re.compile(
+    r"(?<!\w)(?:"
+    + "|".join(re.escape(word) for word in sorted(merged("count_bounds"), key=len, reverse=True))
+    + r")[ \u00a0]+$",
+    re.IGNORECASE,
+)
 
 
 _CLOCK_BEFORE = re.compile(

@@ -29,7 +29,7 @@ import re
 from functools import lru_cache
 
 from grounding.lemma_tables import LEMMAS
-from grounding.lexicon import LEXICONS, merged
+from grounding.lexicon import LEXICONS, merged, other_names
 from grounding.numerals import EN_PARTS, SV_PARTS
 from grounding.text import ENGLISH, STOPWORDS, SWEDISH, marked_language, remove_invisible
 
@@ -290,7 +290,22 @@ def terms(text: str, language: str) -> frozenset[str]:
         if raw[0].isupper() and all(len(p) > len(word) - _MIN_NAMED_TAIL for p in parts):
             parts += _name_compound(word, language)  # not split: no part is a piece of it
         found.update(parts)
+        found.update(name for part in parts if (name := _other_names(language).get(part)))
     return frozenset(found)
+
+
+@lru_cache(maxsize=4)
+def _other_names(language: str) -> dict[str, str]:
+    """A language's and country's name in ``language``, as a term, to the other language's
+    ("engelsk": "english", "norge": "norway"; ``lexicon.other_names``)."""
+    others = [code for code in LEXICONS if code != language]
+    if not others:
+        return {}
+    return {
+        word_terms(name, language)[0]: word_terms(translated, others[0])[0]
+        for name, translated in other_names()[language].items()
+        if word_terms(name, language) and word_terms(translated, others[0])
+    }
 
 
 @lru_cache(maxsize=16384)
@@ -358,6 +373,8 @@ def sentence_language(text: str, hint: str | None = None) -> str:
         return SWEDISH
     if own and (marked := marked_language(_SWEDISH_WORD.sub(" ", text))) is not None:
         return marked  # names only: the sentence's marker words decide, not the question's
+    if hint is not None and (marked := marked_language(text)) is not None:
+        return marked
     return hint or text_language(text)
 
 

@@ -29,6 +29,8 @@ from functools import lru_cache
 import Stemmer
 from bm25s.stopwords import STOPWORDS_EN, STOPWORDS_SWEDISH
 
+from grounding.lexicon import other_names
+
 SWEDISH = "sv"
 ENGLISH = "en"
 LANGUAGES = (SWEDISH, ENGLISH)
@@ -173,11 +175,26 @@ def query_terms(text: str, vocabulary: Container[str] | None = None) -> list[str
             continue
         for language in LANGUAGES:
             seen.setdefault(normalize_word(word, language))
+        for language in LANGUAGES:
+            other = _other_names(language).get(normalize_word(word, language))
+            if other is not None:
+                seen.setdefault(other)
         if vocabulary is not None:
             for part in split_compound(word, vocabulary):
                 seen.setdefault(part)
     # A word that only normalises to a stopword ("owne" -> "own") searches for nothing.
     return [term for term in seen if term not in STOPWORDS]
+
+
+@lru_cache(maxsize=4)
+def _other_names(language: str) -> dict[str, str]:
+    """A language's and country's name in ``language``, as a search term, to the other
+    language's ("engelsk": "english", "norg": "norway"; ``lexicon.other_names``)."""
+    other = next(code for code in LANGUAGES if code != language)
+    return {
+        normalize_word(name, language): normalize_word(translated, other)
+        for name, translated in other_names()[language].items()
+    }
 
 
 def content_terms(text: str) -> list[str]:

@@ -3,7 +3,10 @@
 Only words of the language itself live here: units, currencies, periods,
 time-of-day markers, percent words, conjunctions that separate clauses. No
 word of any particular knowledge base belongs in this package. Month and
-weekday names come from babel's CLDR data, not from lists typed here.
+weekday names come from babel's CLDR data, not from lists typed here; so do
+the names of languages and countries in each language (``other_names``: a
+question about "engelska" reaches a line about "English", "Norway" one about
+"Norge").
 
 Each language module defines the same names; :data:`LEXICONS` holds them by
 language code, and the ``all_*`` helpers merge them, because an answer may
@@ -14,6 +17,7 @@ from dataclasses import dataclass
 from functools import cache
 from types import ModuleType
 
+from babel import Locale
 from babel.dates import get_day_names, get_month_names
 
 from grounding.lexicon import en, sv
@@ -58,6 +62,7 @@ class Lexicon:
     counted_by: dict[str, str]  # "st" -> "styck": what "per"/"/" counts by, written out
     list_joiners: tuple[str, ...]  # "och", "and": the last item of a list ("24, 25 och 26 maj")
     kind_words: dict[str, str]  # "ring", "call": a question asking for a kind of number
+    count_bounds: tuple[str, ...]  # "högst", "at most": after one, "en"/"one" is a number
 
 
 def _lexicon(module: ModuleType) -> Lexicon:
@@ -107,6 +112,7 @@ def _lexicon(module: ModuleType) -> Lexicon:
         counted_by=module.COUNTED_BY,
         list_joiners=tuple(module.LIST_JOINERS),
         kind_words=module.KIND_WORDS,
+        count_bounds=tuple(module.COUNT_BOUNDS),
     )
 
 
@@ -122,3 +128,32 @@ def merged(field: str) -> dict | frozenset | tuple:
     if isinstance(values[0], frozenset):
         return frozenset().union(*values)
     return tuple(dict.fromkeys(item for group in values for item in group))
+
+
+_MIN_NAME = 4  # "Ewe", "Ga", "Fon": shorter names are ordinary words too often
+
+
+@cache
+def other_names() -> dict[str, dict[str, str]]:
+    """For each language, its one-word names of languages (those with a two-letter code) and
+    countries, lower-case, each with the other language's name: ``{"sv": {"engelska":
+    "english", "norge": "norway", ...}, "en": {"english": "engelska", ...}}`` (babel's CLDR
+    data; a name written alike in both, "Finland", is left out)."""
+    locales = {code: Locale(code) for code in LEXICONS}
+    found: dict[str, dict[str, str]] = {code: {} for code in LEXICONS}
+    for kind in ("languages", "territories"):
+        tables = {code: getattr(locale, kind) for code, locale in locales.items()}
+        shared = set.intersection(*(set(table) for table in tables.values()))
+        for key in sorted(shared):
+            if len(key) != 2 or not key.isalpha():
+                continue
+            names = {code: table[key].lower() for code, table in tables.items()}
+            if any(len(name) < _MIN_NAME or not name.isalpha() for name in names.values()):
+                continue
+            if len(set(names.values())) < len(names):
+                continue
+            for code, name in names.items():
+                for other, other_name in names.items():
+                    if other != code:
+                        found[code].setdefault(name, other_name)
+    return found

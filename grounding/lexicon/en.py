@@ -61,6 +61,9 @@ ORDINAL_WORDS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "
                  "seventh": 7, "eighth": 8, "ninth": 9, "tenth": 10}  # fmt: skip
 ANSWER_WORDS = ("yes", "no", "ok", "okay", "sure")  # "Ja, ...": say nothing of a subject
 RANGE_OPENERS = ("between", "from")
+# After these, "en", "ett" or "one" counts: "högst ett lån", "at most one loan".
+COUNT_BOUNDS = ("at most", "at least", "more than", "less than", "fewer than", "no more than",
+                "no less than", "maximum", "minimum")  # fmt: skip
 LIST_JOINERS = ("and",)  # before the last item of a list of days
 RANGE_JOINERS = ("and", "to", "through")
 DEFINITE_ENDINGS = ()

@@ -61,6 +61,9 @@ ORDINAL_WORDS = {"första": 1, "andra": 2, "tredje": 3, "fjärde": 4, "femte": 5
                  "sjunde": 7, "åttonde": 8, "nionde": 9, "tionde": 10}  # fmt: skip
 ANSWER_WORDS = ("ja", "nej", "jo", "okej", "ok")  # "Ja, ...": say nothing of a subject
 RANGE_OPENERS = ("mellan", "från")
+# After these, "en", "ett" or "one" counts: "högst ett lån", "at most one loan".
+COUNT_BOUNDS = ("högst", "minst", "lägst", "max", "maximalt", "som mest", "som minst", "mer än",
+                "fler än", "mindre än", "färre än")  # fmt: skip
 LIST_JOINERS = ("och", "samt")  # before the last item of a list of days
 RANGE_JOINERS = ("och", "till och med", "till", "t.o.m.")
 # Definite and plural endings: a word the dictionary lacks ("Routern", a loanword) also

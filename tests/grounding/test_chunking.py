@@ -143,7 +143,10 @@ def test_chunks_are_file_lines_within_size(lines, size, overlap):
         assert len(chunk.text) <= size
         assert 1 <= chunk.start_line <= chunk.end_line <= len(file_lines)
         chunk_lines = chunk.text.split("\n")
-        if len(chunk_lines) == chunk.end_line - chunk.start_line + 1:
+        overlong = (
+            chunk.start_line == chunk.end_line and len(file_lines[chunk.start_line - 1]) > size
+        )
+        if len(chunk_lines) == chunk.end_line - chunk.start_line + 1 and not overlong:
             assert chunk_lines == file_lines[chunk.start_line - 1 : chunk.end_line]
         else:  # a piece of one overlong line
             assert chunk.start_line == chunk.end_line

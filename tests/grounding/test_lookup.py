@@ -82,3 +82,79 @@ def test_a_fact_of_another_table_gets_its_siblings_here_but_is_not_kept(times):
     for _ in range(times):
         found = table.siblings(stranger)
     assert found and id(stranger) not in table._siblings_found
+
+
+_SWEDISH = """# Priser
+
+- Årskortet kostar 5 900 kr.
+- Vi svarar inom 5 dagar.
+- Returer hanteras på 5 dagar.
+"""
+_ENGLISH = """# Prices
+
+- The annual pass costs SEK 5,900.
+- We reply within 5 days.
+"""
+
+
+def _bilingual() -> FactTable:
+    return FactTable.from_documents({"kb/priser.md": _SWEDISH, "kb/english/prices.md": _ENGLISH})
+
+
+def test_a_value_stated_once_in_each_language_pairs_the_words_of_its_keys():
+    table = _bilingual()
+    assert "årskort" in table.translations("annual") | table.translations("pass")
+
+
+def test_a_value_one_language_states_twice_pairs_no_words():
+    table = _bilingual()
+    # "5 days" restates one of two Swedish lines: which one, nothing says.
+    assert not table.translations("reply") & {"retur", "returer", "hantera", "hanteras"}
+
+
+_SHOP = """# Webbshop
+
+## Hämta i butik
+
+- Vi sparar din order i butiken i 7 dagar.
+"""
+_PRESCRIPTIONS = """# Recept
+
+## Hämta ut recept
+
+- Vi sparar beställda läkemedel i butiken i 14 dagar.
+- Vi svarar på frågor om recept inom 2 dagar.
+"""
+
+
+def test_a_like_number_of_another_file_whose_key_shares_two_terms_is_a_sibling():
+    table = FactTable.from_documents({"kb/webbshop.md": _SHOP, "kb/recept.md": _PRESCRIPTIONS})
+    kept = next(fact for fact in table.facts if fact.value == "14")
+    siblings = {other.value: names for other, names in table.siblings(kept)}
+    # "sparar ... i butiken ... dagar": the web shop's order, told apart by its own words.
+    assert "order" in siblings["7"]
+
+
+def test_a_like_number_sharing_one_term_with_the_key_is_no_sibling():
+    table = FactTable.from_documents({"kb/webbshop.md": _SHOP, "kb/recept.md": _PRESCRIPTIONS})
+    answered = next(fact for fact in table.facts if fact.value == "2")
+    assert "7" not in {other.value for other, _ in table.siblings(answered)}
+
+
+_CONTRACTS = """# Contracts
+
+## When a fixed-price contract ends
+
+We send you a reminder at least 60 days before your fixed-price contract ends.
+
+## Moving
+
+Tell us at least 14 days before you move.
+"""
+
+
+def test_the_sections_under_one_heading_are_siblings_whatever_their_keys():
+    table = FactTable.from_documents({"kb/contracts.md": _CONTRACTS})
+    reminder = next(fact for fact in table.facts if fact.value == "60")
+    siblings = {other.value: names for other, names in table.siblings(reminder)}
+    assert "moving" in siblings["14"] or "move" in siblings["14"]

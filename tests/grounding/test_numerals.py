@@ -110,9 +110,16 @@ def test_cardinals_and_scale_words(text, language, expected):
         # After a clock time it says which day: "on a weekday".
         ("Beställ före 11:00 en vardag.", "sv", [("11:00", None)]),
         ("Lämna in före kl. 10 en vardag.", "sv", [("10:00", None)]),
+        # After a bound that counts, whatever follows: "at most one loan".
+        ("Du kan ha högst ett lån samtidigt.", "sv", [("1", None)]),
+        ("Minst en vuxen följer med.", "sv", [("1", None)]),
+        ("You can have at most one loan at a time.", "en", [("1", None)]),
+        ("Det är en bra fråga.", "sv", []),
     ],
 )
-def test_en_ett_and_one_are_numbers_only_before_a_quantity_word(text, language, expected):
+def test_en_ett_and_one_are_numbers_only_before_a_quantity_word_or_after_a_bound(
+    text, language, expected
+):
     assert amounts(text, language) == expected
 
 

@@ -105,7 +105,10 @@ def test_a_number_in_words_is_no_term(text, language):
         ("Högsta ersättning är 20 000 kr och självrisken är 1 500 kr.", "en", "sv"),
         # "öre" is an English currency word too: the question decides how "85.40" reads.
         ("The fixed price in SE3 is 85.40 öre/kWh.", "en", "en"),
-        ("The price is 1,500 kr.", "sv", "sv"),
+        # Its own marker words decide before the question ("Workshop service" reads as Swedish).
+        ("The price is 1,500 kr.", "sv", "en"),
+        ("Priset är 1,500 kr.", "en", "sv"),
+        ("1,500 kr.", "sv", "sv"),
         ("The price is 1,500 kr.", None, "en"),
         # A Swedish name in an English sentence: the question decides.
         ("You can call our Malmö office on +46 40 700 00 00.", "en", "en"),
@@ -207,3 +210,23 @@ def test_a_deadline_and_what_completes_a_bound_are_no_terms_what_is_compared_is(
 def test_a_noun_made_from_a_verb_also_names_the_verb(text, language, verb, has_verb):
     assert (verb in terms(text, language)) is has_verb
     assert verb in terms(verb, language)
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "other"),
+    [
+        ("Lektioner på engelska", "sv", "english"),
+        ("en engelsk lektion", "sv", "english"),
+        ("Lessons in English", "en", "engelsk"),
+        ("Vi skickar till Norge", "sv", "norway"),
+        ("Calling from Germany", "en", "tyskland"),
+        ("Finska bastun", "sv", "finnish"),
+    ],
+)
+def test_a_language_or_country_is_named_in_both_languages(text, language, other):
+    assert other in terms(text, language)
+
+
+def test_a_name_written_alike_in_both_languages_is_itself_only():
+    assert terms("Leverans till Finland", "sv") >= {"finland"}
+    assert not terms("Vi har öppet", "sv") & {"open", "opened"}

@@ -219,3 +219,9 @@ def test_remove_invisible_keeps_swedish_text_and_lines():
     """Å, ä, ö, non-breaking and thin spaces in numbers (3 990 kr) and line breaks stay."""
     text = "Årsvis: 3\u00a0990 kr/år\nMånad: 3\u2009990\n| Stuga | 650 kr |"
     assert remove_invisible(text) == text
+
+
+def test_a_question_naming_a_country_or_language_searches_its_name_in_both_languages():
+    assert "norway" in query_terms("Kan ni skicka till Norge?")
+    assert "tyskland" in query_terms("How do I call you from Germany?")
+    assert "engelsk" in query_terms("Do you teach in English?")
