@@ -12,7 +12,7 @@ row holds:
 | 2 | retrieved | the cited line was retrieved for this question (``[Q]``: the question states the number) | ``not retrieved`` / ``not in the question`` |
 | 3 | stated | a fact of the cited line states it: value (or an end of its range), kind, unit, period, bound, condition, days (the table of :mod:`grounding.rule`); a clock written as bare hours or a unit of the same dimension is read again | ``not stated by the cited line`` (or what differs) |
 | 4 | key | the sentence or the question names the fact's key (its entity or attribute: a lemma, a compound part, an alias from the KB's other language) | ``does not name the cited fact`` |
-| 5 | group | the number's own clause names no other member of the fact's group (the other rows of its column, the other columns of its row, the other labelled lines under its heading, a line with its label in another section, the other numbers of its line); the question neither, when the clause names nothing of the fact's key | ``wrong subject`` |
+| 5 | group | the number's own clause names no other member of the fact's group (the other rows of its column, the other columns of its row, the other labelled lines under its heading, a line with its label in another section, a like number in another section whose key shares two of its key's terms, the other numbers of its line); the question neither, when the clause names nothing of the fact's key | ``wrong subject`` |
 
 Everything language-specific (lemmas, compounds, numerals, units, bound
 words) is in :mod:`grounding.lexicon` and :mod:`grounding.terms`; the facts'
