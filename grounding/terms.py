@@ -361,8 +361,9 @@ def sentence_language(text: str, hint: str | None = None) -> str:
     """The language of one sentence of an answer.
 
     Its own when its letters say so (a word with å, ä or ö that is not also an English
-    currency or unit, as "öre" is, makes it Swedish); else ``hint`` (the question's,
-    which decides how "1,500" reads); else guessed from its words (``text_language``). A short
+    currency or unit, as "öre" is, makes it Swedish), or its marker words ("The price is
+    1,500 kr" is English after a Swedish question); else ``hint`` (the question's, which
+    decides how "1,500" reads); else guessed from its words (``text_language``). A short
     question such as "Allrisk till Hem Start" reads as English, its Swedish answer does not.
     A capitalised word says nothing: a Swedish place or product name ("Malmö", "Storskär")
     stands in English sentences as well, so beside such names only, the sentence's marker
