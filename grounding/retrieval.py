@@ -13,7 +13,6 @@ from grounding.cards import fact_cards
 from grounding.facts import Fact
 from grounding.index import KBIndex
 from grounding.snippets import Snippet
-from grounding.terms import text_language
 from grounding.text import words
 
 ACKNOWLEDGEMENTS = frozenset(
@@ -36,7 +35,6 @@ _FILLERS = frozenset(
     }
 )  # fmt: skip
 _MAX_FOLLOW_UP_WORDS = 5
-OTHER_LANGUAGE_FACTOR = 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,10 +88,6 @@ def retrieve(
         query = previous_query
     top_k = settings.RETRIEVAL_TOP_K if top_k is None else top_k
     threshold = settings.RETRIEVAL_RELATIVE_THRESHOLD if threshold is None else threshold
-    if index.facts.main_language not in (None, text_language(query)):
-        # A question in the KB's other language matches its few pages in that language best;
-        # the facts it asks for are often on the main language's pages, further down.
-        top_k *= OTHER_LANGUAGE_FACTOR
     category = index.detect_category(query)
     snippets = index.search(query, top_k=top_k, threshold=threshold, category=category)
     cards = fact_cards(index.facts, query, snippets) if snippets else []

@@ -244,22 +244,3 @@ def test_a_cited_retrieved_line_grounds_the_answer_and_is_its_citation():
     )
     assert check.grounded, check.as_dict()
     assert [(c["file"], c["line"]) for c in check.citations] == [("kb/waste.md", 3)]
-
-
-def test_a_question_in_the_kbs_other_language_gets_more_chunks():
-    """An English question to a Swedish KB matches its one English page best; the Swedish
-    lines it asks about come further down, so twice ``top_k`` chunks are kept for it."""
-    records = [
-        ChunkRecord(f"kb/sida{n}.md", f"- Pris för tjänst {n}: {100 + n} kr", 3, 3,
-                    heading="Priser", language="sv")
-        for n in range(6)
-    ]  # fmt: skip
-    records.append(
-        ChunkRecord("kb/en/faq.md", "- Service: ask us", 3, 3, heading="FAQ", language="en")
-    )
-    index = KBIndex(records)
-    assert index.facts.main_language == "sv"
-    swedish = retrieve(index, "Vad kostar tjänst?", top_k=2, threshold=0.0)
-    english = retrieve(index, "What does the service tjänst cost?", top_k=2, threshold=0.0)
-    assert len(swedish.snippets) == 2
-    assert len(english.snippets) == 4
